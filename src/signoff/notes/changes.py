@@ -30,11 +30,13 @@ _CONVENTIONAL = re.compile(r"^(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<ba
 _TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, "perf": PERFORMANCE,
           "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES}
 _HOUSEKEEPING_TYPES = {"chore", "ci", "build", "test", "tests", "style", "refactor", "release", "deps", "dev",
-                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo"}
+                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo",
+                       # examples and benchmarks ship with no package (tokio's `examples: connect proxy upstream`)
+                       "example", "examples", "bench", "benches", "benchmark", "benchmarks"}
 # What a conventional commit's type may be; any other prefix is an area (tokio's `sync: wake ...`,
 # okhttp's `cache: guard ...`), which names where a change is, not what kind it is.
 _KNOWN_TYPES = {*_TYPES, *_HOUSEKEEPING_TYPES, "breaking", "security", "improvement", "enhancement",
-                "types", "example", "examples", "i18n"}
+                "types", "i18n"}
 _LABEL = re.compile(r"^\s*\[(?P<label>[A-Za-z][\w -]*)\]\s*|^(?P<word>Bug|Bugfix|Feature|Docs|Doc|Perf|"
                     r"Deprecation|Breaking|Security)\s*:\s*", re.IGNORECASE)
 _LABELS = {"bug": FIXES, "bugfix": FIXES, "fix": FIXES, "feature": FEATURES, "feat": FEATURES,
@@ -57,7 +59,8 @@ _DOCUMENTS = re.compile(r"^(?:document\w*|explain\w*|"
                         r"clarify\b(?!.*\b(?:message|error|warning|output)s?\b).*\b(?:docs?|documentation|"
                         r"doc comments?|"
                         r"wording|semantics|guarantees?|succeeds)|(?:fix\w*|correct\w*)\b.*\b(?:typos?|docs?|"
-                        r"doc ?strings?|comments?)$|(?:fix\w*|correct\w*) (?:a |some |spelling )?typos?)\b", re.I)
+                        r"doc ?strings?|comments?)$|(?:fix\w*|correct\w*) (?:a |some |spelling )?typos?|"
+                        r"(?:fix|update)\w*\b.*\bdoc(?:s|umentation)? links?)\b", re.I)
 # Removing what was never a feature ("tracing: remove unnecessary span clone"): a change, not a removal
 _CLEANUP = re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|the\s+|some\s+)?(?:unnecessary|"
                       r"useless|needless|unused|redundant|dead|duplicated?|superfluous)\b", re.I)
@@ -67,7 +70,10 @@ _CLEANUP = re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|
 _TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|miri) tests?\b|\btests? in ci\b|"
                         r"^(?:enable|re-?enable|run|skip|disable)\b.*\btests\b|"
                         r"^(?:add|update)\s+(?:the\s+)?(?:missing\s+)?(?:copyright|license)\s+headers?\b|"
-                        r"^(?:clear|clean up|remove|silence)\b.*\b(?:lint|compiler) warnings\b", re.I)
+                        r"^(?:clear|clean up|remove|silence)\b.*\b(?:lint|compiler) warnings\b|"
+                        # the build itself: okhttp's "Adopt a full modern gradle build"
+                        r"\b(?:gradle|maven|bazel|cmake|sbt) (?:build|config\w*|wrapper)\b|"
+                        r"\bbuild (?:scripts?|logic|system)\b", re.I)
 # After an area, "merge" joins code, not branches (tokio's "signal: merge windows statics", which the
 # maintainers list as "refactor global variables on Windows")
 _MERGES_CODE = re.compile(r"^merge\s+(?!(?:branch|remote|tag|pull|stable|main|master)\b|')", re.I)

@@ -145,7 +145,7 @@ _DEPS = ("requirements", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "po
 # `CacheTest.kt`, RSpec's `client_spec.rb` (square/okhttp parent-5.3.0..parent-5.4.0 listed "Fix
 # CacheTest on Windows" as a change: its test files were read as code)
 _TEST_PATH = re.compile(r"(?:^|/)(?:src/(?:test\w*|[a-z]\w*Test\w*)|spec|test|tests|testdata|__tests__)/|"
-                        r"_test\.go$|_spec\.rb$|"
+                        r"(?:^|/)[\w.-]*[-_]test(?:ing)?[-_]support/|(?:^|/)testFixtures/|_test\.go$|_spec\.rb$|"
                         r"[a-z0-9]Tests?\.(?:java|kt|kts|scala|groovy|swift|cs)$")
 # Build and lint configuration: the tools that make a release, not what users run
 _BUILD_PATH = re.compile(r"(?:^|/)(?:build\.gradle(?:\.kts)?|settings\.gradle(?:\.kts)?|gradle\.properties|"

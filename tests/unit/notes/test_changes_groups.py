@@ -213,7 +213,12 @@ def test_work_on_tests_builds_and_headers_is_told_by_its_title() -> None:
               "Clear a bunch of lint warnings (#9242)": None,
               "Impose limits on HTTP/2 headers sizes (#9364)": "Other changes",
               "Fix a crash in the test client on empty bodies (#9400)": FIXES,
-              "Allow OkHttpClient overrides in Interceptor (#9108)": FEATURES}
+              "Allow OkHttpClient overrides in Interceptor (#9108)": FEATURES,
+              "Adopt a full modern gradle build (#9292)": None,
+              "Fix the Gradle plugin's task ordering (#9500)": FIXES,  # a project that ships a Gradle plugin
+              "Update doc links from 4.x to 5.x (#9341)": "Documentation",
+              # tokio-rs/tokio tokio-1.52.4..tokio-1.53.0: examples ship with no crate
+              "examples: connect proxy upstream per client (#8217)": None}
     listed = {line.text[:-1]: line.group for line in changelog_lines([_pr(i, t) for i, t in enumerate(titles)])}
     assert listed == {t: g for t, g in titles.items() if g is not None}
 
@@ -221,6 +226,7 @@ def test_work_on_tests_builds_and_headers_is_told_by_its_title() -> None:
 @pytest.mark.parametrize(("path", "area"), [
     ("okhttp/src/jvmTest/kotlin/okhttp3/CacheTest.kt", "tests"), ("okhttp/src/androidDeviceTest/A.kt", "tests"),
     ("src/test/java/com/x/FooTest.java", "tests"), ("context_test.go", "tests"), ("spec/puma/client_spec.rb", "tests"),
+    ("okhttp-testing-support/src/main/kotlin/okhttp3/RecordingEventListener.kt", "tests"),
     ("gradle/libs.versions.toml", "deps"), ("go.mod", "deps"), ("okhttp/build.gradle.kts", "ci"),
     ("build-logic/src/main/kotlin/Conventions.kt", "ci"), (".golangci.yml", "ci"),
     # near misses: code whose name only looks like a test's
