@@ -264,6 +264,17 @@ def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Seq
                  if any(_matches(p, title, paths) for p in patterns)), None)
 
 
+_SHORT_MERGE = re.compile(r"^Merge #(?P<pr>\d+)\s*:\s*(?P<title>\S.*)$")
+
+
+def _numbered_merge(f: dict[str, Any]) -> dict[str, Any]:
+    """A merge written `Merge #2703: isolate walk state from Object prototype` (sinonjs/sinon, bors)
+    as the pull request it merges, titled by its subject: git's own form is `Merge pull request #N`,
+    so the facts give it no number and the writer left the change out."""
+    m = _SHORT_MERGE.match(f["subject"]) if f.get("merge") and not f.get("pr") else None
+    return {**f, "pr": m.group("pr"), "title": m.group("title")} if m else f
+
+
 def _reverted(titles: Sequence[str]) -> set[str]:
     """The titles (lower case, without their `(#N)`) of changes reverted within the range, and of
     their reverts: gin v1.10.0..v1.11.0 has `fix(time): binding time with empty value (#4103)` and
@@ -289,7 +300,7 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     here: it is matched by label only)."""
     groups = groups or {}
     paths = paths or {}
-    humans = [f for f in commits if not is_bot(f)]
+    humans = [_numbered_merge(f) for f in commits if not is_bot(f)]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.

@@ -234,3 +234,15 @@ def test_work_on_tests_builds_and_headers_is_told_by_its_title() -> None:
     ("src/attest.go", "code")])
 def test_tests_and_builds_of_other_ecosystems_are_told_by_their_paths(path: str, area: str) -> None:
     assert area_of(path) == area
+
+
+def test_a_merge_written_merge_number_colon_title_is_its_pull_request() -> None:
+    # sinonjs/sinon v21.1.2..v22.0.0: "Merge #2703: isolate walk state from Object prototype" was left out
+    prs = [_pr(1, "Fix sinon.restore() cascade-restoring sub-sandboxes (#2704)"),
+           _pr(2, "fix: exclude __proto__ from walk() (#2699)"),
+           _pr(3, "Perform additional cleanup when calling callThrough() (#2670)")]
+    merge = {**_commit(4, "Merge #2703: isolate walk state from Object prototype", ()), "merge": True}
+    branch = {**_commit(5, "Merge branch 'main' into walk-state", ()), "merge": True}  # no number: stays out
+    texts = [line.text for line in changelog_lines([*prs, merge, branch])]
+    assert "Isolate walk state from Object prototype (#2703)." in texts
+    assert len(texts) == 4
