@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from signoff.notes.facts import area_of
 from signoff.notes.knowledge import BOTS
 
 BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
@@ -289,18 +290,40 @@ def _reverted(titles: Sequence[str]) -> set[str]:
     return out
 
 
+_TAG_PACKAGE = re.compile(r"^(?:.*/)?(?P<package>[A-Za-z][\w.-]*?)[-_@]v?\d+(?:\.\d+)+\S*$")
+
+
+def tag_package(range_: str) -> str | None:
+    """The package a release's tag names (`tokio-1.53.0` -> `tokio`; `v1.53.0` none): in a repository
+    holding several packages, each with its own changelog, the tag says which one the notes are for."""
+    m = _TAG_PACKAGE.match(range_.rsplit("..", 1)[-1].strip())
+    return m.group("package") if m else None
+
+
+def _another_package(package: str, paths: Sequence[str]) -> bool:
+    """Whether a commit's code is all in sibling packages' folders (`tokio-stream/`, `tokio-util/`
+    beside `tokio/`): their changes go to their own changelogs. Paths outside any package folder
+    (the workspace's manifest, CI) do not decide; no path in a sibling, no decision."""
+    tops = {p.split("/", 1)[0] for p in paths if "/" in p and area_of(p) == "code"}
+    return bool(tops) and package not in tops and all(t.startswith((f"{package}-", f"{package}_")) for t in tops)
+
+
 def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
-                    paths: Mapping[str, Sequence[str]] | None = None) -> list[Line]:
+                    paths: Mapping[str, Sequence[str]] | None = None, package: str | None = None) -> list[Line]:
     """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
 
     With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
     takes is listed under that heading instead of its kind's, after the breaking changes,
     deprecations and removals (which stay first) and before the other groups; `paths` gives each
     commit's paths by hash (a merged pull request's are its merge's second parent's, not known
-    here: it is matched by label only)."""
+    here: it is matched by label only). With `package` (the one a tag like `tokio-1.53.0` names,
+    see `tag_package`) and a folder of that name among the paths, a commit whose code is all in
+    sibling packages' folders is left out."""
     groups = groups or {}
     paths = paths or {}
     humans = [_numbered_merge(f) for f in commits if not is_bot(f)]
+    if package and any(p.startswith(f"{package}/") for ps in paths.values() for p in ps):
+        humans = [f for f in humans if not _another_package(package, paths.get(f["hash"], ()))]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.

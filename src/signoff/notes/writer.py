@@ -82,7 +82,8 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     else:
         sentences.append({"text": f"{total} from {_plural(people['value'], 'contributor')}.",
                           "cites": [commits["id"], people["id"]]})
-    for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths")):
+    for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths"),
+                                task.get("package")):
         if _supported(line.text, line.facts):
             sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})
     return {"sentences": sentences}

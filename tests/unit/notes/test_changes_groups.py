@@ -11,7 +11,15 @@ import pytest
 
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
-from signoff.notes.changes import BREAKING, DEPRECATED, FEATURES, FIXES, changelog_lines, configured_group
+from signoff.notes.changes import (
+    BREAKING,
+    DEPRECATED,
+    FEATURES,
+    FIXES,
+    changelog_lines,
+    configured_group,
+    tag_package,
+)
 from signoff.notes.facts import area_of
 from signoff.notes.run import configured_groups
 
@@ -246,3 +254,25 @@ def test_a_merge_written_merge_number_colon_title_is_its_pull_request() -> None:
     texts = [line.text for line in changelog_lines([*prs, merge, branch])]
     assert "Isolate walk state from Object prototype (#2703)." in texts
     assert len(texts) == 4
+
+
+def test_a_tag_naming_one_package_leaves_its_siblings_changes_out() -> None:
+    # tokio-rs/tokio tokio-1.52.4..tokio-1.53.0: tokio-stream's and tokio-util's changes have their own
+    # changelogs; 18 of the draft's 56 lines were theirs
+    commits = [_pr(1, "sync: wake mpsc receiver when a queued `reserve[_many]` returns permits (#8260)"),
+               _pr(2, "stream: honor `StreamMap::next_many` limit (#8215)"),
+               _pr(3, "sync: implement `PartialEq` and `Eq` for `CancellationToken` (#8110)"),
+               _pr(4, "io: add `#[inline]` to IO trait impls for in-memory types (#8242)"),
+               _pr(5, "ci: preserve QEMU exit status in uring kernel tests (#8271)")]
+    paths = {commits[0]["hash"]: ["tokio/src/sync/mpsc/chan.rs", "tokio/tests/sync_mpsc.rs"],
+             commits[1]["hash"]: ["tokio-stream/src/stream_map.rs", "Cargo.toml"],
+             commits[2]["hash"]: ["tokio-util/src/sync/cancellation_token.rs", "tokio-util/tests/sync.rs"],
+             commits[3]["hash"]: ["tokio/src/io/util/mem.rs", "tokio-util/src/io/sink.rs"],  # both: stays
+             commits[4]["hash"]: [".github/workflows/ci.yml"]}
+    assert tag_package("tokio-1.52.4..tokio-1.53.0") == "tokio"
+    assert tag_package("v1.10.0..v1.11.0") is None and tag_package("1.57.0..1.58.0") is None
+    texts = [line.text for line in changelog_lines(commits, paths=paths, package="tokio")]
+    assert texts == ["Io: add `#[inline]` to IO trait impls for in-memory types (#8242).",
+                     "Sync: wake mpsc receiver when a queued `reserve[_many]` returns permits (#8260)."]
+    # a package folder the range never touches (okhttp's `parent-5.4.0` tags): nothing is left out
+    assert len(changelog_lines(commits[:2], paths=paths, package="parent")) == 2
