@@ -293,6 +293,20 @@ def _reverted(titles: Sequence[str]) -> set[str]:
 _TAG_PACKAGE = re.compile(r"^(?:.*/)?(?P<package>[A-Za-z][\w.-]*?)[-_@]v?\d+(?:\.\d+)+\S*$")
 
 
+_VERSION = re.compile(r"(?:^|[-_@/v])(?P<major>\d+)\.(?P<minor>\d+)(?:\.\d+)*$")
+# A changed default (puma's "Use IPv6 (`::`) default for production", #3847, which its maintainers
+# list under Breaking changes): breaking where the release is a new major version
+_NEW_DEFAULT = re.compile(r"^(?:use|switch|change|make|set)\w*\b.*\bdefault\b|\bby default\b|"
+                          r"\bdefaults? (?:to|is now|changed)\b", re.I)
+
+
+def major_release(range_: str) -> bool:
+    """Whether a range ends a new major version: `v7.2.0..v8.0.0`."""
+    a, _, b = range_.partition("..")
+    ma, mb = _VERSION.search(a.strip()), _VERSION.search(b.strip())
+    return bool(ma and mb and int(mb.group("major")) > int(ma.group("major")))
+
+
 def tag_package(range_: str) -> str | None:
     """The package a release's tag names (`tokio-1.53.0` -> `tokio`; `v1.53.0` none): in a repository
     holding several packages, each with its own changelog, the tag says which one the notes are for."""
@@ -309,7 +323,8 @@ def _another_package(package: str, paths: Sequence[str]) -> bool:
 
 
 def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
-                    paths: Mapping[str, Sequence[str]] | None = None, package: str | None = None) -> list[Line]:
+                    paths: Mapping[str, Sequence[str]] | None = None, package: str | None = None,
+                    major: bool = False) -> list[Line]:
     """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
 
     With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
@@ -318,7 +333,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     commit's paths by hash (a merged pull request's are its merge's second parent's, not known
     here: it is matched by label only). With `package` (the one a tag like `tokio-1.53.0` names,
     see `tag_package`) and a folder of that name among the paths, a commit whose code is all in
-    sibling packages' folders is left out."""
+    sibling packages' folders is left out. With `major` (the range ends a major version, see
+    `major_release`) a change of a default is a breaking change."""
     groups = groups or {}
     paths = paths or {}
     humans = [_numbered_merge(f) for f in commits if not is_bot(f)]
@@ -346,6 +362,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
         if group is None:
             continue
+        if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
+            group = BREAKING
         if groups and group not in _LEADING_GROUPS:
             group = configured_group(groups, title, paths.get(f["hash"], ())) or group
         text = _sentence(text)

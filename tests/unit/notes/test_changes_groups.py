@@ -18,6 +18,7 @@ from signoff.notes.changes import (
     FIXES,
     changelog_lines,
     configured_group,
+    major_release,
     tag_package,
 )
 from signoff.notes.facts import area_of
@@ -276,3 +277,17 @@ def test_a_tag_naming_one_package_leaves_its_siblings_changes_out() -> None:
                      "Sync: wake mpsc receiver when a queued `reserve[_many]` returns permits (#8260)."]
     # a package folder the range never touches (okhttp's `parent-5.4.0` tags): nothing is left out
     assert len(changelog_lines(commits[:2], paths=paths, package="parent")) == 2
+
+
+def test_a_changed_default_is_breaking_in_a_new_major_version_only() -> None:
+    # puma/puma v7.2.0..v8.0.0: the maintainers list #3847 under Breaking changes; the draft had it under Other
+    commits = [_pr(1, "Use IPv6 (`::`) default for production (#3847)"),
+               _pr(2, "Fix IPv4-mapped IPv6 addresses in `REMOTE_ADDR` and request logs (#3916)"),
+               _pr(3, "Add `on_force` option to `shutdown_debug` (#3671)"),
+               _pr(4, "Fix the default of `persistent_timeout` (#3912)")]  # a fix of a default stays a fix
+    assert major_release("v7.2.0..v8.0.0") and not major_release("v1.10.0..v1.11.0")
+    assert not major_release("tokio-1.52.4..tokio-1.53.0") and not major_release("HEAD")
+    major = [(line.group, line.text) for line in changelog_lines(commits, major=True)]
+    assert major[0] == (BREAKING, "Use IPv6 (`::`) default for production (#3847).")
+    assert [g for g, _ in major].count(BREAKING) == 1
+    assert BREAKING not in {line.group for line in changelog_lines(commits)}
