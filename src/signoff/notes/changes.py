@@ -74,7 +74,11 @@ _TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|mir
                         r"^(?:clear|clean up|remove|silence)\b.*\b(?:lint|compiler) warnings\b|"
                         # the build itself: okhttp's "Adopt a full modern gradle build"
                         r"\b(?:gradle|maven|bazel|cmake|sbt) (?:build|config\w*|wrapper)\b|"
-                        r"\bbuild (?:scripts?|logic|system)\b", re.I)
+                        r"\bbuild (?:scripts?|logic|system)\b|"
+                        # the project's own pages, not the product's documentation: puma's "Update SECURITY.md,
+                        # native Github vuln reports", "Rm stackoverflow badge", "Add SVG brand assets ..."
+                        r"\b(?:security|contributing|release|code_of_conduct|governance|funding|maintainers)\.md\b|"
+                        r"\bbadges?\b|\blogos?\b|\bbrand\b|\bcode of conduct\b|\bcontributing guide", re.I)
 # After an area, "merge" joins code, not branches (tokio's "signal: merge windows statics", which the
 # maintainers list as "refactor global variables on Windows")
 _MERGES_CODE = re.compile(r"^merge\s+(?!(?:branch|remote|tag|pull|stable|main|master)\b|')", re.I)
@@ -213,10 +217,14 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
     if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text) or (group is None and _TEST_WORK.search(text)):
         return None, text
     areas = set(f.get("areas") or [])
-    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
-        return None, text  # documentation, tests and CI alone: not a change users see in the package
     if len(_WORDS.findall(text)) < 3 and group is None:
         return None, text  # "Docs.", "Nit", "Update sponsors": too little to tell a user anything
+    if areas == {"docs"} and group is None and f.get("pr"):
+        # a pull request on the documentation alone, as a merged one is told by its title (puma's
+        # "Add gRPC guide ...", #3885, casey/just's "Note that `no-cd` only affects ...", #3679)
+        return DOCS, text
+    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
+        return None, text  # tests and CI alone (or documentation pushed alone): not a change users see
     if breaking or _BREAKING_WORDS.search(text):
         return BREAKING, text
     if group is None and _DEPRECATES.search(text):

@@ -291,3 +291,20 @@ def test_a_changed_default_is_breaking_in_a_new_major_version_only() -> None:
     assert major[0] == (BREAKING, "Use IPv6 (`::`) default for production (#3847).")
     assert [g for g, _ in major].count(BREAKING) == 1
     assert BREAKING not in {line.group for line in changelog_lines(commits)}
+
+
+def test_a_pull_request_on_the_documentation_alone_is_documentation_and_the_projects_own_pages_are_not() -> None:
+    # puma/puma v7.2.0..v8.0.0: the maintainers list #3885 and #3900 under Docs; the draft left every
+    # documentation-only pull request out. SECURITY.md, the release process and badges are the project's own pages.
+    titles = {"Add gRPC guide (#3885)": "Documentation",
+              "Move 5.0/6.0 upgrade guides to docs and add 7.0 guide (#3900)": "Documentation",
+              "Update SECURITY.md, native Github vuln reports [ci skip] (#3913)": None,
+              "Update Release.md for major releases [ci skip] (#3902)": None,
+              "Add SVG brand assets and switch README logo [ci skip] (#3901)": None,
+              "Rm stackoverflow badge (rip) [ci skip] (#3899)": None}
+    commits = [_pr(i, t, ("docs",)) for i, t in enumerate(titles)]
+    listed = {line.text[:-1]: line.group for line in changelog_lines(commits)}
+    assert listed == {t: g for t, g in titles.items() if g is not None}
+    # a project without pull requests: documentation pushed alone stays out, as before
+    pushed = [_commit(9, "Document the new hooks in the guide", ("docs",)), _commit(10, "Fix the parser on tabs")]
+    assert [line.text for line in changelog_lines(pushed)] == ["Fix the parser on tabs."]
