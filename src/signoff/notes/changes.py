@@ -8,7 +8,9 @@ a merged pull request by its title, a squashed one by its subject, and commits w
 are left out as parts of a pull request; elsewhere one line per commit. Housekeeping (tests, CI,
 dependency bumps, releases, merges of branches, formatting) and bot commits (`[bot]` authors,
 dependabot, renovate, github-actions, pre-commit-ci) are left out. Breaking changes come first,
-then deprecations, features, fixes and the rest.
+then deprecations, features, fixes and the rest. A prefix that is no conventional type (`sync:`) is
+an area and stays in the line; a tag naming one package (`tokio-1.53.0`) leaves its sibling packages'
+commits out; in a new major version a changed default is breaking.
 """
 
 from __future__ import annotations
