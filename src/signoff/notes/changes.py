@@ -31,9 +31,11 @@ ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, OTHER, DOC
 
 _CONVENTIONAL = re.compile(r"^(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?:\s*(?P<text>.+)$")
 _TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, "perf": PERFORMANCE,
-          "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES}
+          "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES,
+          # numpy's kinds (pypa/build's "MNT: remove workaround for 3.14b1", which its maintainers list)
+          "enh": FEATURES, "bug": FIXES, "mnt": OTHER, "maint": OTHER}
 _HOUSEKEEPING_TYPES = {"chore", "ci", "build", "test", "tests", "style", "refactor", "release", "deps", "dev",
-                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo",
+                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo", "tst", "bld", "sty",
                        # examples and benchmarks ship with no package (tokio's `examples: connect proxy upstream`)
                        "example", "examples", "bench", "benches", "benchmark", "benchmarks"}
 # What a conventional commit's type may be; any other prefix is an area (tokio's `sync: wake ...`,

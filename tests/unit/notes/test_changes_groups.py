@@ -308,3 +308,12 @@ def test_a_pull_request_on_the_documentation_alone_is_documentation_and_the_proj
     # a project without pull requests: documentation pushed alone stays out, as before
     pushed = [_commit(9, "Document the new hooks in the guide", ("docs",)), _commit(10, "Fix the parser on tabs")]
     assert [line.text for line in changelog_lines(pushed)] == ["Fix the parser on tabs."]
+
+
+def test_numpys_kinds_are_kinds_not_areas() -> None:
+    # pypa/build 1.3.0..1.4.0: "MNT: remove workaround for 3.14b1 (#960)" read as an area kept "MNT:" in the line
+    commits = [_pr(1, "MNT: remove workaround for 3.14b1 (#960)"), _pr(2, "ENH: add `--quiet` flag (#947)"),
+               _pr(3, "TST: split up typing and mypy (#944)"), _pr(4, "Support UV environment variable (#971)")]
+    assert [(line.group, line.text) for line in changelog_lines(commits)] == [
+        (FEATURES, "Add `--quiet` flag (#947)."), (FEATURES, "Support UV environment variable (#971)."),
+        ("Other changes", "Remove workaround for 3.14b1 (#960).")]
