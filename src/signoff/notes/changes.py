@@ -8,7 +8,9 @@ a merged pull request by its title, a squashed one by its subject, and commits w
 are left out as parts of a pull request; elsewhere one line per commit. Housekeeping (tests, CI,
 dependency bumps, releases, merges of branches, formatting) and bot commits (`[bot]` authors,
 dependabot, renovate, github-actions, pre-commit-ci) are left out. Breaking changes come first,
-then deprecations, features, fixes and the rest.
+then deprecations, features, fixes and the rest. A prefix that is no conventional type (`sync:`) is
+an area and stays in the line; a tag naming one package (`tokio-1.53.0`) leaves its sibling packages'
+commits out; in a new major version a changed default is breaking.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from signoff.notes.facts import area_of
 from signoff.notes.knowledge import BOTS
 
 BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
@@ -28,9 +31,17 @@ ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, OTHER, DOC
 
 _CONVENTIONAL = re.compile(r"^(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?:\s*(?P<text>.+)$")
 _TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, "perf": PERFORMANCE,
-          "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES}
+          "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES,
+          # numpy's kinds (pypa/build's "MNT: remove workaround for 3.14b1", which its maintainers list)
+          "enh": FEATURES, "bug": FIXES, "mnt": OTHER, "maint": OTHER}
 _HOUSEKEEPING_TYPES = {"chore", "ci", "build", "test", "tests", "style", "refactor", "release", "deps", "dev",
-                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo"}
+                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo", "tst", "bld", "sty",
+                       # examples and benchmarks ship with no package (tokio's `examples: connect proxy upstream`)
+                       "example", "examples", "bench", "benches", "benchmark", "benchmarks"}
+# What a conventional commit's type may be; any other prefix is an area (tokio's `sync: wake ...`,
+# okhttp's `cache: guard ...`), which names where a change is, not what kind it is.
+_KNOWN_TYPES = {*_TYPES, *_HOUSEKEEPING_TYPES, "breaking", "security", "improvement", "enhancement",
+                "types", "i18n"}
 _LABEL = re.compile(r"^\s*\[(?P<label>[A-Za-z][\w -]*)\]\s*|^(?P<word>Bug|Bugfix|Feature|Docs|Doc|Perf|"
                     r"Deprecation|Breaking|Security)\s*:\s*", re.IGNORECASE)
 _LABELS = {"bug": FIXES, "bugfix": FIXES, "fix": FIXES, "feature": FEATURES, "feat": FEATURES,
@@ -47,6 +58,38 @@ _VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
                       r"expose[sd]?|provide[sd]?|accept\w*)\b", re.I), FEATURES),
           (re.compile(r"^(?:speed\w* up|optimi[sz]\w*|faster|improve[sd]? performance)\b", re.I), PERFORMANCE),
           (re.compile(r"^(?:docs?|document\w*|readme|typo)\b", re.I), DOCS))
+# Verbs that say the change is the documentation, even where it lives in code (doc comments in
+# Rust, Go, Java: tokio's "sync: document memory ordering guarantees for Semaphore")
+_DOCUMENTS = re.compile(r"^(?:document\w*|explain\w*|"
+                        r"clarify\b(?!.*\b(?:message|error|warning|output)s?\b).*\b(?:docs?|documentation|"
+                        r"doc comments?|"
+                        r"wording|semantics|guarantees?|succeeds)|(?:fix\w*|correct\w*)\b.*\b(?:typos?|docs?|"
+                        r"doc ?strings?|comments?)$|(?:fix\w*|correct\w*) (?:a |some |spelling )?typos?|"
+                        r"(?:fix|update)\w*\b.*\bdoc(?:s|umentation)? links?)\b", re.I)
+# Removing what was never a feature ("tracing: remove unnecessary span clone"): a change, not a removal
+_CLEANUP = re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|the\s+|some\s+)?(?:unnecessary|"
+                      r"useless|needless|unused|redundant|dead|duplicated?|superfluous)\b", re.I)
+# Work on the tests or the build alone, told by the title where the files do not tell it (a test
+# helper in the main source set): okhttp's "Avoid FakeDns flakes", "Run all the tests in CI",
+# tokio's "net: enable Miri tests for TCP socket"; "Fix a crash in the test client" is not one
+_TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|miri) tests?\b|\btests? in ci\b|"
+                        r"^(?:enable|re-?enable|run|skip|disable)\b.*\btests\b|"
+                        r"^(?:add|update)\s+(?:the\s+)?(?:missing\s+)?(?:copyright|license)\s+headers?\b|"
+                        r"^(?:clear|clean up|remove|silence)\b.*\b(?:lint|compiler) warnings\b|"
+                        # the build itself: okhttp's "Adopt a full modern gradle build"
+                        r"\b(?:gradle|maven|bazel|cmake|sbt) (?:build|config\w*|wrapper)\b|"
+                        r"\bbuild (?:scripts?|logic|system)\b|"
+                        # the project's own pages, not the product's documentation: puma's "Update SECURITY.md,
+                        # native Github vuln reports", "Rm stackoverflow badge", "Add SVG brand assets ..."
+                        r"\b(?:security|contributing|release|code_of_conduct|governance|funding|maintainers)\.md\b|"
+                        r"\bbadges?\b|\blogos?\b|\bbrand\b|\bcode of conduct\b|\bcontributing guide", re.I)
+# After an area, "merge" joins code, not branches (tokio's "signal: merge windows statics", which the
+# maintainers list as "refactor global variables on Windows")
+_MERGES_CODE = re.compile(r"^merge\s+(?!(?:branch|remote|tag|pull|stable|main|master)\b|')", re.I)
+# A list marker a merged pull request's title kept from its body ("* Drop EOL Python 3.8 support")
+_LIST_MARKER = re.compile(r"^\s*[*+-]\s+")
+# `Revert "fix(time): binding time with empty value (#4103)"`: the reverted change's title
+_REVERT = re.compile(r'^revert\s+"(?P<title>.+)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
     r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
@@ -88,7 +131,13 @@ def _gitmoji(title: str) -> str:
     any other title as it is."""
     m = _EMOJI.match(title)
     kind = _GITMOJI.get(m.group("code") or m.group("emoji")) if m else None
-    return f"{kind}: {title[m.end():]}" if m and kind else title
+    if m and kind:
+        rest = title[m.end():]
+        typed = _CONVENTIONAL.match(rest)
+        # both conventions at once (tox-dev/filelock: `🐛 fix(packaging): let an unpacked sdist ...`):
+        # the written type and scope say it, the emoji only repeats it
+        return rest if typed and typed.group("type").lower() in _KNOWN_TYPES else f"{kind}: {rest}"
+    return title
 
 
 _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
@@ -116,7 +165,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
     """(group, text) of one change; group None for housekeeping."""
     breaking = bool(f.get("breaking"))
     m = _CONVENTIONAL.match(title)
-    if conventional and m:
+    if conventional and m and m.group("type").lower() in _KNOWN_TYPES:
         kind = m.group("type").lower()
         text = m.group("text")
         if m.group("scope"):
@@ -145,9 +194,20 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
                 return None, title
             return (DEPRECATED if typed != BREAKING and _DEPRECATES.search(m.group("text")) else typed), \
                 m.group("text")
+        # an area (`sync: wake the receiver`): the verb after it tells the kind, and the area stays
         f_areas = set(f.get("areas") or [])
-        if f_areas and f_areas <= {"tests", "ci", "deps", "docs"}:
+        if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"}) or _HOUSEKEEPING.match(m.group("text")) \
+                or (_HOUSEKEEPING_TITLE.search(m.group("text")) and not _MERGES_CODE.match(m.group("text"))) \
+                or _TEST_WORK.search(m.group("text")):
             return None, title
+        if breaking or m.group("bang") or _BREAKING_WORDS.search(m.group("text")):
+            return BREAKING, title
+        if _DEPRECATES.search(m.group("text")):
+            return DEPRECATED, title
+        if _DOCUMENTS.search(m.group("text")):
+            return DOCS, title
+        if _CLEANUP.search(m.group("text")):
+            return OTHER, title
         return next((g for rx, g in _VERBS if rx.search(m.group("text"))), OTHER), title
     label = _LABEL.match(title)
     group: str | None = None
@@ -158,22 +218,30 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         text = title[label.end():]
         if group is None and name in _HOUSEKEEPING_TYPES:
             return None, text
-    if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text):
+    if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text) or (group is None and _TEST_WORK.search(text)):
         return None, text
     areas = set(f.get("areas") or [])
-    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
-        return None, text  # documentation, tests and CI alone: not a change users see in the package
     if len(_WORDS.findall(text)) < 3 and group is None:
         return None, text  # "Docs.", "Nit", "Update sponsors": too little to tell a user anything
+    if areas == {"docs"} and group is None and f.get("pr"):
+        # a pull request on the documentation alone, as a merged one is told by its title (puma's
+        # "Add gRPC guide ...", #3885, casey/just's "Note that `no-cd` only affects ...", #3679)
+        return DOCS, text
+    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
+        return None, text  # tests and CI alone (or documentation pushed alone): not a change users see
     if breaking or _BREAKING_WORDS.search(text):
         return BREAKING, text
     if group is None and _DEPRECATES.search(text):
         group = DEPRECATED
+    if group is None and _DOCUMENTS.search(text):
+        group = DOCS
+    if group is None and _CLEANUP.search(text):
+        group = OTHER
     if group is None:
         group = next((g for rx, g in _VERBS if rx.search(text)), None)
     if group is None and not areas and _DOC_WORDS.search(text):
         group = DOCS  # a merged pull request about the documentation (its merge lists no files)
-    if group == DOCS and "code" in areas:
+    if group == DOCS and "code" in areas and not _DOCUMENTS.search(text):
         group = OTHER
     return group or OTHER, text
 
@@ -209,18 +277,81 @@ def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Seq
                  if any(_matches(p, title, paths) for p in patterns)), None)
 
 
+_SHORT_MERGE = re.compile(r"^Merge #(?P<pr>\d+)\s*:\s*(?P<title>\S.*)$")
+
+
+def _numbered_merge(f: dict[str, Any]) -> dict[str, Any]:
+    """A merge written `Merge #2703: isolate walk state from Object prototype` (sinonjs/sinon, bors)
+    as the pull request it merges, titled by its subject: git's own form is `Merge pull request #N`,
+    so the facts give it no number and the writer left the change out."""
+    m = _SHORT_MERGE.match(f["subject"]) if f.get("merge") and not f.get("pr") else None
+    return {**f, "pr": m.group("pr"), "title": m.group("title")} if m else f
+
+
+def _reverted(titles: Sequence[str]) -> set[str]:
+    """The titles (lower case, without their `(#N)`) of changes reverted within the range, and of
+    their reverts: gin v1.10.0..v1.11.0 has `fix(time): binding time with empty value (#4103)` and
+    `Revert "fix(time): binding time with empty value (#4103)" (#4245)`, neither of which a user gets.
+    A revert of a change from before the range stays (it changes what users had)."""
+    own = {_TRAILING_PR.sub("", t).strip().lower() for t in titles}
+    out: set[str] = set()
+    for t in titles:
+        m = _REVERT.match(_TRAILING_PR.sub("", t).strip())
+        if m and _TRAILING_PR.sub("", m.group("title")).strip().lower() in own:
+            out |= {_TRAILING_PR.sub("", m.group("title")).strip().lower(), _TRAILING_PR.sub("", t).strip().lower()}
+    return out
+
+
+_TAG_PACKAGE = re.compile(r"^(?:.*/)?(?P<package>[A-Za-z][\w.-]*?)[-_@]v?\d+(?:\.\d+)+\S*$")
+
+
+_VERSION = re.compile(r"(?:^|[-_@/v])(?P<major>\d+)\.(?P<minor>\d+)(?:\.\d+)*$")
+# A changed default (puma's "Use IPv6 (`::`) default for production", #3847, which its maintainers
+# list under Breaking changes): breaking where the release is a new major version
+_NEW_DEFAULT = re.compile(r"^(?:use|switch|change|make|set)\w*\b.*\bdefault\b|\bby default\b|"
+                          r"\bdefaults? (?:to|is now|changed)\b", re.I)
+
+
+def major_release(range_: str) -> bool:
+    """Whether a range ends a new major version: `v7.2.0..v8.0.0`."""
+    a, _, b = range_.partition("..")
+    ma, mb = _VERSION.search(a.strip()), _VERSION.search(b.strip())
+    return bool(ma and mb and int(mb.group("major")) > int(ma.group("major")))
+
+
+def tag_package(range_: str) -> str | None:
+    """The package a release's tag names (`tokio-1.53.0` -> `tokio`; `v1.53.0` none): in a repository
+    holding several packages, each with its own changelog, the tag says which one the notes are for."""
+    m = _TAG_PACKAGE.match(range_.rsplit("..", 1)[-1].strip())
+    return m.group("package") if m else None
+
+
+def _another_package(package: str, paths: Sequence[str]) -> bool:
+    """Whether a commit's code is all in sibling packages' folders (`tokio-stream/`, `tokio-util/`
+    beside `tokio/`): their changes go to their own changelogs. Paths outside any package folder
+    (the workspace's manifest, CI) do not decide; no path in a sibling, no decision."""
+    tops = {p.split("/", 1)[0] for p in paths if "/" in p and area_of(p) == "code"}
+    return bool(tops) and package not in tops and all(t.startswith((f"{package}-", f"{package}_")) for t in tops)
+
+
 def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
-                    paths: Mapping[str, Sequence[str]] | None = None) -> list[Line]:
+                    paths: Mapping[str, Sequence[str]] | None = None, package: str | None = None,
+                    major: bool = False) -> list[Line]:
     """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
 
     With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
     takes is listed under that heading instead of its kind's, after the breaking changes,
     deprecations and removals (which stay first) and before the other groups; `paths` gives each
     commit's paths by hash (a merged pull request's are its merge's second parent's, not known
-    here: it is matched by label only)."""
+    here: it is matched by label only). With `package` (the one a tag like `tokio-1.53.0` names,
+    see `tag_package`) and a folder of that name among the paths, a commit whose code is all in
+    sibling packages' folders is left out. With `major` (the range ends a major version, see
+    `major_release`) a change of a default is a breaking change."""
     groups = groups or {}
     paths = paths or {}
-    humans = [f for f in commits if not is_bot(f)]
+    humans = [_numbered_merge(f) for f in commits if not is_bot(f)]
+    if package and any(p.startswith(f"{package}/") for ps in paths.values() for p in ps):
+        humans = [f for f in humans if not _another_package(package, paths.get(f["hash"], ()))]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.
@@ -228,17 +359,23 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     # A breaking change or a deprecation is listed even when pushed without a pull request.
     candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
         else [f for f in humans if not f.get("merge")]
-    titles = [_gitmoji(f.get("title") or f["subject"]) for f in candidates]
-    conventional = sum(bool(_CONVENTIONAL.match(t)) for t in titles) * 2 >= len(titles) > 0
+    titles = [_LIST_MARKER.sub("", _gitmoji(f.get("title") or f["subject"])) for f in candidates]
+    typed = [_CONVENTIONAL.match(t) for t in titles]
+    conventional = sum(bool(m and m.group("type").lower() in _KNOWN_TYPES) for m in typed) * 2 >= len(titles) > 0
+    reverted = _reverted(titles)
     seen: set[str] = set()
     lines: list[Line] = []
     for f, title in zip(candidates, titles, strict=True):
         pr = f.get("pr")
         if pr is not None and pr in seen:
             continue  # a pull request merged and squashed both: listed once
+        if _TRAILING_PR.sub("", title).strip().lower() in reverted:
+            continue  # reverted within the range (and the revert itself): nothing a user gets
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
         if group is None:
             continue
+        if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
+            group = BREAKING
         if groups and group not in _LEADING_GROUPS:
             group = configured_group(groups, title, paths.get(f["hash"], ())) or group
         text = _sentence(text)

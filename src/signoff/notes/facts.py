@@ -140,6 +140,18 @@ _CI = (".github/", ".circleci/", ".gitlab", ".azure", "ci/", ".ci/", ".travis.ym
        ".git-blame-ignore-revs", "codecov.yml", ".coveragerc", "renovate.json", ".husky/")
 _DEPS = ("requirements", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "uv.lock", "pdm.lock",
          "Pipfile.lock", "Cargo.lock", "go.sum", "constraints")
+# Tests and builds where other ecosystems keep them: Go's `context_test.go`, Gradle and Maven's
+# `src/test/`, Kotlin multiplatform's `src/jvmTest/` and `src/androidDeviceTest/`, JUnit's
+# `CacheTest.kt`, RSpec's `client_spec.rb` (square/okhttp parent-5.3.0..parent-5.4.0 listed "Fix
+# CacheTest on Windows" as a change: its test files were read as code)
+_TEST_PATH = re.compile(r"(?:^|/)(?:src/(?:test\w*|[a-z]\w*Test\w*)|spec|test|tests|testdata|__tests__)/|"
+                        r"(?:^|/)[\w.-]*[-_]test(?:ing)?[-_]support/|(?:^|/)testFixtures/|_test\.go$|_spec\.rb$|"
+                        r"[a-z0-9]Tests?\.(?:java|kt|kts|scala|groovy|swift|cs)$")
+# Build and lint configuration: the tools that make a release, not what users run
+_BUILD_PATH = re.compile(r"(?:^|/)(?:build\.gradle(?:\.kts)?|settings\.gradle(?:\.kts)?|gradle\.properties|"
+                         r"gradlew(?:\.bat)?|\.golangci\.ya?ml|\.rubocop\.yml|\.eslintrc[\w.]*|clippy\.toml|"
+                         r"rustfmt\.toml|Makefile)$|^(?:gradle|buildSrc|build-logic|\.idea|\.vscode|\.devcontainer)/")
+_DEP_FILES = re.compile(r"(?:^|/)(?:go\.mod|Gemfile(?:\.lock)?|libs\.versions\.toml)$")
 _MERGE_PR = re.compile(r"^Merge pull request #(\d+)")
 _OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")
 _BREAKING = re.compile(r"^BREAKING[ -]CHANGE:", re.MULTILINE)
@@ -155,9 +167,11 @@ def area_of(path: str) -> str:
                                  and not name.startswith("requirements")):
         return "docs"
     if low.startswith(_TESTS) or "/tests/" in low or name.startswith("test_") or ".test." in name \
-            or ".spec." in name:
+            or ".spec." in name or _TEST_PATH.search(path):
         return "tests"
-    if low.startswith(_CI):
+    if _DEP_FILES.search(path):
+        return "deps"
+    if low.startswith(_CI) or _BUILD_PATH.search(path):
         return "ci"
     if name.startswith(_DEPS):
         return "deps"

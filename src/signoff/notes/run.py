@@ -23,6 +23,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
+from signoff.notes.changes import tag_package
 from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
 from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
@@ -111,8 +112,12 @@ def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
     facts = FactsFile(facts_path, wanted=_first_commit_ids())
     task = writer_task(facts)
     groups = configured_groups(settings)
+    package = tag_package(task["range"])
     if groups:
         task["groups"] = groups
+    if package:
+        task["package"] = package  # a tag like `tokio-1.53.0`: sibling packages' commits are not its changes
+    if groups or package:
         task["paths"] = commit_paths(facts_path.parent / SNAPSHOT_FILE,
                                      {f["hash"] for f in task["facts"] if f["kind"] == "commit"})
     sentences, record = write(task, settings, role, script)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from signoff.notes.changes import changelog_lines, is_bot
+from signoff.notes.changes import changelog_lines, is_bot, major_release
 from signoff.notes.facts import round_half_up
 from signoff.notes.verify import Support, check_claims
 
@@ -82,7 +82,8 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     else:
         sentences.append({"text": f"{total} from {_plural(people['value'], 'contributor')}.",
                           "cites": [commits["id"], people["id"]]})
-    for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths")):
+    for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths"),
+                                task.get("package"), major_release(task.get("range") or "")):
         if _supported(line.text, line.facts):
             sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})
     return {"sentences": sentences}
