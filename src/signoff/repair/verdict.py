@@ -483,6 +483,31 @@ def _fails_alike(base: Summary, candidate: Summary, regression: Summary, on_base
             and on_base is not None and on_base.message.strip() == same)
 
 
+# What a test's setup says when it reached for the network, which runs never have (pip-tools' `pip_conf`
+# fixture runs `pip download setuptools`).
+_NETWORK = re.compile(r"'pip', '(download|install|wheel)'|\bpip (download|install|wheel)\b|URLError|ConnectionError|"
+                      r"NewConnectionError|gaierror|Name or service not known|Temporary failure in name resolution|"
+                      r"Network is unreachable|Max retries exceeded|getaddrinfo failed")
+NETWORK_FIX = ("the tests' setup reaches for the network (a `pip download`, a URL), and runs have none: pick tests "
+               "whose fixtures work offline, or have a person run these where the network is; the run's output is "
+               "in the evidence")
+
+
+def _errors_alike(base: Summary, candidate: Summary, regression: Summary) -> dict[str, str] | None:
+    """The expected test errored (its setup, a fixture) on base and on the candidate with the very same error,
+    and so did every regression test that did not pass: what stops them is the run's, not either revision's code
+    (pip-tools' fixtures download setuptools with pip; runs have no network). One reason naming the error, in
+    place of `base_not_reproduced` and `test_error` repeating it; a person can act on that line."""
+    same = base.message.strip()
+    if not (same and base.outcome == "error" and not base.defect_shown and candidate.outcome == "error"
+            and candidate.message.strip() == same
+            and (regression.outcome in ("passed", "none") or (regression.outcome == "error"
+                                                              and regression.message.strip() == same))):
+        return None
+    return reason("fails_alike", f"every test errored alike on both revisions: {same}",
+                  NETWORK_FIX if _NETWORK.search(same) else "")
+
+
 def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                    regression_on_base: Summary | None = None) -> tuple[str, list[dict[str, str]]]:
     inconclusive: list[dict[str, str]] = []
@@ -503,6 +528,9 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
         elif s.outcome == "not_run":
             inconclusive.append(reason("no_report", f"{name}: not executed"))
     base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.defect_shown
+    alike = None if inconclusive else _errors_alike(base, candidate, regression)
+    if alike:
+        return INCONCLUSIVE, [alike]
     if base.outcome not in ("incomplete", "flaky", "not_run") and not base.defect_shown:
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
