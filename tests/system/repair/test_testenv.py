@@ -802,3 +802,23 @@ def test_a_plugin_module_of_the_project_its_addopts_load_is_the_projects_own(tmp
     assert addopts_plugins(harness, repo, base, ["src"]) == {"trio._tests.pytest_plugin": "trio._tests.pytest_plugin"}
     (harness / "pytest.ini").write_text("[pytest]\n")
     assert addopts_plugins(harness, repo, base, ["src"]) == {}  # the harness's own configuration governs
+
+
+def test_a_link_committed_in_the_test_folder_is_staged_as_what_it_shows_never_as_its_target_path(
+        tmp_path: Path) -> None:
+    # pydantic's tests/pydantic_core links to ../pydantic-core/tests: git's blob of a link is the path it names,
+    # which was staged as a data file holding "../pydantic-core/tests". A link to a file inside the repository
+    # gives that file's bytes, as a checkout shows it; a link to a folder, or out of the tree, is left out.
+    repo, _ = _repo(tmp_path / "r", {"tests/test_a.py": "def test_a():\n    pass\n", "tests/cases.txt": "case\n",
+                                     "shared.json": "{}\n", "core/tests/x.txt": "x\n"})
+    (repo / "tests" / "shared.json").symlink_to("../shared.json")
+    (repo / "tests" / "core").symlink_to("../core/tests")
+    (repo / "tests" / "outside").symlink_to("../../elsewhere")
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "links"],
+                   check=True)
+    base = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    dest = tmp_path / "h"
+    assert _staged(repo, base, "tests/test_a.py", dest) == ["tests/cases.txt", "tests/shared.json", "tests/test_a.py"]
+    assert (dest / "tests" / "shared.json").read_text() == "{}\n" and not (dest / "tests" / "shared.json").is_symlink()
