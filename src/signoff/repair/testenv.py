@@ -83,6 +83,7 @@ class Plan:
 
 
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
+_WANTED_BY = re.compile(r"^ \(from ([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?(?:[<>=!~][^)]*)?\)")
 _FAILED_BUILD = re.compile(r"Failed to build '([A-Za-z0-9._-]+)'")
 _DIRECT_REFERENCE = re.compile(r"\s@\s|^(?:git|hg|svn|bzr)\+|^https?://")
 _OFFLINE = re.compile(r"connected to the Internet|Failed to establish a new connection|NewConnectionError|"
@@ -105,9 +106,22 @@ def wheel_less_line(message: str, plan: Plan) -> str | None:
     name = requirement_name(match.group(1)) if match else None
     if name is None or normalise(name) == "pytest":
         return None
+    own = _plan_line(plan, name, built is not None)
+    if own is None and found:
+        # A dependency of a direct test requirement (astroid's requirements_minimal.txt names its release tool
+        # tbump, which needs docopt, published as source only): pip says which requirement wanted it, and that
+        # direct one is what the run goes without, on the same terms.
+        parent = _WANTED_BY.search(message[found.end():found.end() + 200])
+        wanted = requirement_name(parent.group(1)) if parent else None
+        if wanted and normalise(wanted) != "pytest":
+            return _plan_line(plan, wanted, False)
+    return own
+
+
+def _plan_line(plan: Plan, name: str, direct_reference: bool) -> str | None:
     return next((line for line in plan.lines if (requirement_name(line) or "") and
                  normalise(requirement_name(line) or "") == normalise(name)
-                 and (built is None or _DIRECT_REFERENCE.search(line.strip()))), None)
+                 and (not direct_reference or _DIRECT_REFERENCE.search(line.strip()))), None)
 
 
 def _read(repo: Path, base: str, rel: str) -> bytes | None:

@@ -456,6 +456,13 @@ def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
     assert wheel_less_line("No matching distribution found for pytest==7.4.4", plan) is None
     assert wheel_less_line("No matching distribution found for forbiddenfruit>=0.1.4", plan) is None
     assert wheel_less_line("conflict: blockbuster depends on forbiddenfruit>=0.1.4", plan) is None
+    # A dependency's dependency pip names with the direct requirement that wanted it (astroid's release tool tbump
+    # needs docopt, source only; blind14): that direct one is left out. Never pytest, nor a line the plan lacks.
+    tools = Plan(lines=["contributors-txt>=1.1.0", "tbump~=6.11", "pytest==9.0.2"])
+    assert wheel_less_line("pip could not install tox.ini (base revision): No matching distribution found for "
+                           "docopt<0.7.0,>=0.6.2 (from tbump)", tools) == "tbump~=6.11"
+    assert wheel_less_line("No matching distribution found for iniconfig (from pytest==9.0.2)", tools) is None
+    assert wheel_less_line("No matching distribution found for docopt (from coveralls)", tools) is None
     # A URL pip cannot download without a network (kombu's requirements/dev.txt, dev12): left out too; with no such
     # line in the plan, nothing.
     offline = "hint: Are you connected to the Internet? If so, check whether your system can connect to github.com"
