@@ -494,17 +494,17 @@ NETWORK_FIX = ("the tests' setup reaches for the network (a `pip download`, a UR
 
 
 def _errors_alike(base: Summary, candidate: Summary, regression: Summary) -> dict[str, str] | None:
-    """The expected test errored (its setup, a fixture) on base and on the candidate with the very same error,
-    and so did every regression test that did not pass: what stops them is the run's, not either revision's code
-    (pip-tools' fixtures download setuptools with pip; runs have no network). One reason naming the error, in
-    place of `base_not_reproduced` and `test_error` repeating it; a person can act on that line."""
+    """The expected test errored (its setup, a fixture) on base and on the candidate with the very same error:
+    what stops it is the run's, not either revision's code (pip-tools' fixtures download setuptools with pip;
+    runs have no network). One reason naming the error, first, in place of `base_not_reproduced` and the
+    `test_error`s repeating it; a person can act on that line. Regression tests that fail otherwise keep
+    their own reasons after it (nothing is judged on a base that showed nothing)."""
     same = base.message.strip()
     if not (same and base.outcome == "error" and not base.defect_shown and candidate.outcome == "error"
-            and candidate.message.strip() == same
-            and (regression.outcome in ("passed", "none") or (regression.outcome == "error"
-                                                              and regression.message.strip() == same))):
+            and candidate.message.strip() == same):
         return None
-    return reason("fails_alike", f"every test errored alike on both revisions: {same}",
+    also = " and the regression tests" if regression.outcome == "error" and regression.message.strip() == same else ""
+    return reason("fails_alike", f"the expected test{also} errored alike on both revisions: {same}",
                   NETWORK_FIX if _NETWORK.search(same) else "")
 
 
@@ -528,9 +528,6 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
         elif s.outcome == "not_run":
             inconclusive.append(reason("no_report", f"{name}: not executed"))
     base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.defect_shown
-    alike = None if inconclusive else _errors_alike(base, candidate, regression)
-    if alike:
-        return INCONCLUSIVE, [alike]
     if base.outcome not in ("incomplete", "flaky", "not_run") and not base.defect_shown:
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
@@ -563,6 +560,12 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
             inconclusive.append(reason("test_error", f"{name}: {s.message}"))
         elif s.outcome == "skipped":
             inconclusive.append(reason("test_skipped", f"{name}: {s.message}"))
+    alike = None if rejecting or any(r["code"] != "base_not_reproduced" and not r["code"].startswith("test_")
+                                     for r in inconclusive) else _errors_alike(base, candidate, regression)
+    if alike:
+        same = base.message.strip()
+        return INCONCLUSIVE, [alike, *(r for r in inconclusive if r["code"] != "base_not_reproduced"
+                                        and not (r["code"] == "test_error" and same[:400] in r["detail"]))]
     if inconclusive:
         return INCONCLUSIVE, inconclusive
     if candidate.outcome != "passed" or regression.outcome not in ("passed", "none"):

@@ -696,8 +696,9 @@ def test_a_toml_addopts_item_holding_an_option_and_its_value_is_read_as_both() -
 def test_every_test_erroring_alike_in_its_setup_on_both_revisions_names_that_error_once() -> None:
     """pip-tools' `pip_conf` fixture runs `pip download setuptools`, and runs have no network: the expected test
     errors in its setup on base and candidate, the regression tests too, with the same error. One reason names it
-    (with the network's `fix:`), not `base_not_reproduced` telling the person to rewrite the test. An error that
-    differs between the revisions, or a regression test that passes where another fails, keeps the usual reasons."""
+    (with the network's `fix:`), not `base_not_reproduced` telling the person to rewrite the test; so does it when a
+    regression test fails otherwise (the bench's breakage). An error that differs between the revisions keeps the
+    usual reasons."""
     setup = ("failed on setup with \"subprocess.CalledProcessError: Command '['/venv/bin/python', '-Im', 'pip', "
              "'download', '--no-deps', 'setuptools']' returned non-zero exit status 1.\"")
 
@@ -708,15 +709,19 @@ def test_every_test_erroring_alike_in_its_setup_on_both_revisions_names_that_err
     verdict, reasons = classify(summarize([EXPECT], [run(errs())]), summarize([EXPECT], [run(errs())]),
                                 summarize(NEIGHBOURS, regr))
     assert verdict == INCONCLUSIVE and [r["code"] for r in reasons] == ["fails_alike"]
-    assert "errored alike on both revisions" in reasons[0]["detail"] and "'download'" in reasons[0]["detail"]
+    assert reasons[0]["detail"].startswith("the expected test and the regression tests errored alike on both "
+                                           "revisions") and "'download'" in reasons[0]["detail"]
     assert "network" in reasons[0]["fix"]
     # Not a network error: the fix is the general one (what the run lacks).
     other = "failed on setup with \"RuntimeError: no display\""
     verdict, reasons = classify(summarize([EXPECT], [run(errs(text=other))]),
                                 summarize([EXPECT], [run(errs(text=other))]), summarize(NEIGHBOURS, GOOD_REGR))
     assert [r["code"] for r in reasons] == ["fails_alike"] and "network" not in reasons[0]["fix"]
-    # The candidate errs otherwise, or a regression test fails another way: as before.
+    # A regression test failing otherwise: the shared error still comes first, alone (nothing is judged).
+    verdict, reasons = classify(summarize([EXPECT], [run(errs())]), summarize([EXPECT], [run(errs())]),
+                                summarize(NEIGHBOURS, [run(errs(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))]))
+    assert verdict == INCONCLUSIVE and [r["code"] for r in reasons] == ["fails_alike"]
+    assert reasons[0]["detail"].startswith("the expected test errored alike")
+    # The candidate errs otherwise: as before.
     assert decide([run(errs())], [run(errs(text=other))], regr)[1] == ["base_not_reproduced", "test_error",
                                                                        "test_error"]
-    assert decide([run(errs())], [run(errs())], [run(case(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))])[1][0] == (
-        "base_not_reproduced")
