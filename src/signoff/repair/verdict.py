@@ -504,8 +504,9 @@ def _errors_alike(base: Summary, candidate: Summary, regression: Summary) -> dic
             and candidate.message.strip() == same):
         return None
     also = " and the regression tests" if regression.outcome == "error" and regression.message.strip() == same else ""
-    return reason("fails_alike", f"the expected test{also} errored alike on both revisions: {same}",
-                  NETWORK_FIX if _NETWORK.search(same) else "")
+    # (a fixture opening the project's files from its root, as scrapy's conftest does: `--workdir project`)
+    fix = WORKDIR_FIX if _PROJECT_FILES.search(same) else NETWORK_FIX if _NETWORK.search(same) else ""
+    return reason("fails_alike", f"the expected test{also} errored alike on both revisions: {same}", fix)
 
 
 def _classify_runs(base: Summary, candidate: Summary, regression: Summary,

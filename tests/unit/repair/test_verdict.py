@@ -717,6 +717,11 @@ def test_every_test_erroring_alike_in_its_setup_on_both_revisions_names_that_err
     verdict, reasons = classify(summarize([EXPECT], [run(errs(text=other))]),
                                 summarize([EXPECT], [run(errs(text=other))]), summarize(NEIGHBOURS, GOOD_REGR))
     assert [r["code"] for r in reasons] == ["fails_alike"] and "network" not in reasons[0]["fix"]
+    # A fixture opening the project's files from its root: the working folder's fix, as for a failed test.
+    rooted = "failed on setup with \"FileNotFoundError: [Errno 2] No such file or directory: 'tests/cases/a.json'\""
+    verdict, reasons = classify(summarize([EXPECT], [run(errs(text=rooted))]),
+                                summarize([EXPECT], [run(errs(text=rooted))]), summarize(NEIGHBOURS, GOOD_REGR))
+    assert [r["code"] for r in reasons] == ["fails_alike"] and "--workdir project" in reasons[0]["fix"]
     # A regression test failing otherwise: the shared error still comes first, alone (nothing is judged).
     verdict, reasons = classify(summarize([EXPECT], [run(errs())]), summarize([EXPECT], [run(errs())]),
                                 summarize(NEIGHBOURS, [run(errs(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))]))
