@@ -683,10 +683,12 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
     if user := pkg_resources_user(repo, base):
         # Installing the project with setuptools, as its maintainers did, brought pkg_resources with it
         # (jaraco.functools' namespace package declares itself through it): a setuptools of its time.
+        # A setuptools the project declares itself governs (tox's test group says `setuptools<82,>=81`, and a
+        # constraint below 71 beside it would leave pip nothing to install); only without one is it chosen here.
         if not any(normalise(requirement_name(r) or "") == "setuptools" for r in raw):
             raw.append(SETUPTOOLS_WITH_PKG_RESOURCES)
-        result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
-        result.sources.append(f"{SETUPTOOLS_WITH_PKG_RESOURCES} ({user} imports pkg_resources)")
+            result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
+            result.sources.append(f"{SETUPTOOLS_WITH_PKG_RESOURCES} ({user} imports pkg_resources)")
     result.lines = list(dict.fromkeys(raw))
     result.constraints = list(dict.fromkeys(result.constraints))
     return result
