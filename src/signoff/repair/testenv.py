@@ -683,12 +683,15 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
     if user := pkg_resources_user(repo, base):
         # Installing the project with setuptools, as its maintainers did, brought pkg_resources with it
         # (jaraco.functools' namespace package declares itself through it): a setuptools of its time.
-        # A setuptools the project declares itself governs (tox's test group says `setuptools<82,>=81`, and a
-        # constraint below 71 beside it would leave pip nothing to install); only without one is it chosen here.
-        if not any(normalise(requirement_name(r) or "") == "setuptools" for r in raw):
+        declared = [r for r in raw if normalise(requirement_name(r) or "") == "setuptools"]
+        if not declared:
             raw.append(SETUPTOOLS_WITH_PKG_RESOURCES)
-            result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
-            result.sources.append(f"{SETUPTOOLS_WITH_PKG_RESOURCES} ({user} imports pkg_resources)")
+        # A setuptools the project declares at 71 or later (a test group saying `setuptools<82,>=81`, as tox's
+        # does) beside a constraint below 71 would leave pip nothing: the last releases that ship pkg_resources then.
+        chosen = SETUPTOOLS_LAST_WITH_PKG_RESOURCES if any(_from_71(r) for r in declared) else \
+            SETUPTOOLS_WITH_PKG_RESOURCES
+        result.constraints.append(chosen)
+        result.sources.append(f"{chosen} ({user} imports pkg_resources)")
     result.lines = list(dict.fromkeys(raw))
     result.constraints = list(dict.fromkeys(result.constraints))
     return result
@@ -697,6 +700,14 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
 # Releases whose pkg_resources imports its own vendored copies (setuptools 71 imports jaraco.text and
 # more_itertools by those names, which a checkout's own `jaraco` namespace package hides; 82 removed it).
 SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<71"
+SETUPTOOLS_LAST_WITH_PKG_RESOURCES = "setuptools<82"
+
+
+def _from_71(line: str) -> bool:
+    """Whether a setuptools requirement's lower bound (`>=`, `>`, `==`, `~=`) is release 71 or later."""
+    return any(int(m.group(1)) >= 71 for m in re.finditer(r"(?:>=|>|===|==|~=)\s*(\d+)", line.split(";", 1)[0]))
+
+
 _PKG_RESOURCES = r"^\s*(import|from)\s+pkg_resources\b|__import__\(\s*['\"]pkg_resources['\"]"
 
 

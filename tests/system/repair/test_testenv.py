@@ -577,10 +577,14 @@ def test_code_that_imports_pkg_resources_gets_a_setuptools_that_ships_it(tmp_pat
     assert plan.sources[-1] == "setuptools<71 (jaraco/__init__.py imports pkg_resources)"
     declared, dbase = _repo(tmp_path / "d", {"setup.py": setup.replace("[]", "['setuptools>=40']"),
                                              "pkg/v.py": "from pkg_resources import get_distribution\n"})
-    # A setuptools the project declares governs, without a constraint of signoff's beside it (tox's test group
-    # says `setuptools<82,>=81`: below 71 as well, pip would find nothing).
     declared_plan = testenv.plan(declared, dbase, [], True, [], None)
-    assert declared_plan.lines == ["setuptools>=40"] and declared_plan.constraints == []
+    assert declared_plan.lines == ["setuptools>=40"] and declared_plan.constraints == ["setuptools<71"]
+    # A setuptools declared at 71 or later (tox's test group says `setuptools<82,>=81`): below 71 as well, pip would
+    # find nothing; the last releases that ship pkg_resources then.
+    late, lbase = _repo(tmp_path / "l", {"setup.py": setup.replace("[]", "['setuptools<82,>=81']"),
+                                         "pkg/v.py": "from pkg_resources import get_distribution\n"})
+    late_plan = testenv.plan(late, lbase, [], True, [], None)
+    assert late_plan.lines == ["setuptools<82,>=81"] and late_plan.constraints == ["setuptools<82"]
     plain, pbase = _repo(tmp_path / "p", {"setup.py": setup, "jaraco/functools.py": "x = 1\n"})
     assert testenv.pkg_resources_user(plain, pbase) is None
     # Inside a verification's git session the search starts early and the plan collects it: the same answers.
