@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import posixpath
 import re
 import shlex
 import shutil
@@ -461,13 +462,14 @@ def _data_files(repo: Path, base: str, rel: str, work_tree: _WorkTree, source: b
         names, new = [n for n in names if _named_after(n, root, own)], [n for n in new if _named_after(n, root, own)]
         if len(names) + len(new) > MAX_DATA_FILES:
             return {}
+    links = _committed_links(repo, base, root)
     out: dict[str, bytes] = {}
     total = 0
     for name in names + new:
         path = repo / name
         placed_here = path.read_bytes() if path.is_file() and not path.is_symlink() else None
         data = placed_here if name not in names or (name in edited and placed_here is not None) else \
-            git.read_file_at(repo, base, name)
+            git.read_file_at(repo, base, name) if name not in links else _linked_file(repo, base, name, links[name])
         if data is None:
             continue
         total += len(data)
@@ -475,6 +477,29 @@ def _data_files(repo: Path, base: str, rel: str, work_tree: _WorkTree, source: b
             return {}
         out[name] = data
     return out
+
+
+def _committed_links(repo: Path, base: str, root: str) -> dict[str, str]:
+    """The symbolic links the base commits under `root`, each with its target as committed (pydantic's
+    `tests/pydantic_core` -> `../pydantic-core/tests`): git's blob of a link is its target's path, never data."""
+    listing = git.run(repo, "ls-tree", "-r", "-z", base, "--", f"{root}/", check=False).stdout
+    out: dict[str, str] = {}
+    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, name = entry.partition("\t")
+        if meta.startswith("120000 "):
+            out[name] = (git.read_file_at(repo, base, name) or b"").decode("utf-8", "surrogateescape")
+    return out
+
+
+def _linked_file(repo: Path, base: str, name: str, target: str) -> bytes | None:
+    """What a checkout shows through a committed link in the test folder: the file it names inside the
+    repository, at the base revision; None for a link to a folder, out of the tree, or to another link (a
+    harness holds no links, and the link's own blob, a path, is no data file)."""
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+    if target.startswith("/") or resolved == ".." or resolved.startswith("../") or \
+            git.mode_at(repo, base, resolved) not in ("100644", "100755"):
+        return None
+    return git.read_file_at(repo, base, resolved)
 
 
 MAX_HELPERS = 200

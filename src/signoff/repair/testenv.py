@@ -86,6 +86,7 @@ class Plan:
 
 
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
+_WANTED_BY = re.compile(r"^ \(from ([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?(?:[<>=!~][^)]*)?\)")
 _FAILED_BUILD = re.compile(r"Failed to build '([A-Za-z0-9._-]+)'")
 _DIRECT_REFERENCE = re.compile(r"\s@\s|^(?:git|hg|svn|bzr)\+|^https?://")
 _OFFLINE = re.compile(r"connected to the Internet|Failed to establish a new connection|NewConnectionError|"
@@ -108,9 +109,22 @@ def wheel_less_line(message: str, plan: Plan) -> str | None:
     name = requirement_name(match.group(1)) if match else None
     if name is None or normalise(name) == "pytest":
         return None
+    own = _plan_line(plan, name, built is not None)
+    if own is None and found:
+        # A dependency of a direct test requirement (astroid's requirements_minimal.txt names its release tool
+        # tbump, which needs docopt, published as source only): pip says which requirement wanted it, and that
+        # direct one is what the run goes without, on the same terms.
+        parent = _WANTED_BY.search(message[found.end():found.end() + 200])
+        wanted = requirement_name(parent.group(1)) if parent else None
+        if wanted and normalise(wanted) != "pytest":
+            return _plan_line(plan, wanted, False)
+    return own
+
+
+def _plan_line(plan: Plan, name: str, direct_reference: bool) -> str | None:
     return next((line for line in plan.lines if (requirement_name(line) or "") and
                  normalise(requirement_name(line) or "") == normalise(name)
-                 and (built is None or _DIRECT_REFERENCE.search(line.strip()))), None)
+                 and (not direct_reference or _DIRECT_REFERENCE.search(line.strip()))), None)
 
 
 def _read(repo: Path, base: str, rel: str) -> bytes | None:
@@ -685,10 +699,15 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
     if user := pkg_resources_user(repo, base):
         # Installing the project with setuptools, as its maintainers did, brought pkg_resources with it
         # (jaraco.functools' namespace package declares itself through it): a setuptools of its time.
-        if not any(normalise(requirement_name(r) or "") == "setuptools" for r in raw):
+        declared = [r for r in raw if normalise(requirement_name(r) or "") == "setuptools"]
+        if not declared:
             raw.append(SETUPTOOLS_WITH_PKG_RESOURCES)
-        result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
-        result.sources.append(f"{SETUPTOOLS_WITH_PKG_RESOURCES} ({user} imports pkg_resources)")
+        # A setuptools the project declares at 71 or later (a test group saying `setuptools<82,>=81`, as tox's
+        # does) beside a constraint below 71 would leave pip nothing: the last releases that ship pkg_resources then.
+        chosen = SETUPTOOLS_LAST_WITH_PKG_RESOURCES if any(_from_71(r) for r in declared) else \
+            SETUPTOOLS_WITH_PKG_RESOURCES
+        result.constraints.append(chosen)
+        result.sources.append(f"{chosen} ({user} imports pkg_resources)")
     result.lines = list(dict.fromkeys(raw))
     result.constraints = list(dict.fromkeys(result.constraints))
     return result
@@ -697,6 +716,14 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
 # Releases whose pkg_resources imports its own vendored copies (setuptools 71 imports jaraco.text and
 # more_itertools by those names, which a checkout's own `jaraco` namespace package hides; 82 removed it).
 SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<71"
+SETUPTOOLS_LAST_WITH_PKG_RESOURCES = "setuptools<82"
+
+
+def _from_71(line: str) -> bool:
+    """Whether a setuptools requirement's lower bound (`>=`, `>`, `==`, `~=`) is release 71 or later."""
+    return any(int(m.group(1)) >= 71 for m in re.finditer(r"(?:>=|>|===|==|~=)\s*(\d+)", line.split(";", 1)[0]))
+
+
 _PKG_RESOURCES = r"^\s*(import|from)\s+pkg_resources\b|__import__\(\s*['\"]pkg_resources['\"]"
 
 

@@ -483,6 +483,32 @@ def _fails_alike(base: Summary, candidate: Summary, regression: Summary, on_base
             and on_base is not None and on_base.message.strip() == same)
 
 
+# What a test's setup says when it reached for the network, which runs never have (pip-tools' `pip_conf`
+# fixture runs `pip download setuptools`).
+_NETWORK = re.compile(r"'pip', '(download|install|wheel)'|\bpip (download|install|wheel)\b|URLError|ConnectionError|"
+                      r"NewConnectionError|gaierror|Name or service not known|Temporary failure in name resolution|"
+                      r"Network is unreachable|Max retries exceeded|getaddrinfo failed")
+NETWORK_FIX = ("the tests' setup reaches for the network (a `pip download`, a URL), and runs have none: pick tests "
+               "whose fixtures work offline, or have a person run these where the network is; the run's output is "
+               "in the evidence")
+
+
+def _errors_alike(base: Summary, candidate: Summary, regression: Summary) -> dict[str, str] | None:
+    """The expected test errored (its setup, a fixture) on base and on the candidate with the very same error:
+    what stops it is the run's, not either revision's code (pip-tools' fixtures download setuptools with pip;
+    runs have no network). One reason naming the error, first, in place of `base_not_reproduced` and the
+    `test_error`s repeating it; a person can act on that line. Regression tests that fail otherwise keep
+    their own reasons after it (nothing is judged on a base that showed nothing)."""
+    same = base.message.strip()
+    if not (same and base.outcome == "error" and not base.defect_shown and candidate.outcome == "error"
+            and candidate.message.strip() == same):
+        return None
+    also = " and the regression tests" if regression.outcome == "error" and regression.message.strip() == same else ""
+    # (a fixture opening the project's files from its root, as scrapy's conftest does: `--workdir project`)
+    fix = WORKDIR_FIX if _PROJECT_FILES.search(same) else NETWORK_FIX if _NETWORK.search(same) else ""
+    return reason("fails_alike", f"the expected test{also} errored alike on both revisions: {same}", fix)
+
+
 def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                    regression_on_base: Summary | None = None) -> tuple[str, list[dict[str, str]]]:
     inconclusive: list[dict[str, str]] = []
@@ -535,6 +561,12 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
             inconclusive.append(reason("test_error", f"{name}: {s.message}"))
         elif s.outcome == "skipped":
             inconclusive.append(reason("test_skipped", f"{name}: {s.message}"))
+    alike = None if rejecting or any(r["code"] != "base_not_reproduced" and not r["code"].startswith("test_")
+                                     for r in inconclusive) else _errors_alike(base, candidate, regression)
+    if alike:
+        same = base.message.strip()
+        return INCONCLUSIVE, [alike, *(r for r in inconclusive if r["code"] != "base_not_reproduced"
+                                        and not (r["code"] == "test_error" and same[:400] in r["detail"]))]
     if inconclusive:
         return INCONCLUSIVE, inconclusive
     if candidate.outcome != "passed" or regression.outcome not in ("passed", "none"):

@@ -289,13 +289,14 @@ import signoff_guard
 signoff_guard._own_plugins_for_children({"asyncio": "pytest_asyncio.plugin"})
 folder = os.environ["PYTHONPATH"].split(os.pathsep)[-1]
 dist = next(iter(metadata.distributions(path=[folder])))
-print(json.dumps({"pythonpath": os.environ["PYTHONPATH"], "folder": folder,
+print(json.dumps({"pythonpath": os.environ["PYTHONPATH"], "folder": folder, "last_on_path": sys.path[-1],
+                  "in_process": [e.value for e in metadata.entry_points(group="pytest11") if e.name == "asyncio"],
                   "entry_points": [(e.group, e.name, e.value) for e in dist.entry_points],
                   "files": [str(f) for f in dist.files or []]}))
 """
 
 
-def test_the_projects_own_plugins_are_declared_to_the_processes_the_tests_start(tmp_path: Path) -> None:
+def test_the_projects_own_plugins_are_declared_to_the_sessions_the_tests_start(tmp_path: Path) -> None:
     # pytest-asyncio's tests run pytest in a child (pytester), which finds the plugin by its entry point.
     shipped = resources.files("signoff.repair").joinpath("runner_files", "signoff_guard.py")
     with resources.as_file(shipped) as guard:
@@ -306,5 +307,8 @@ def test_the_projects_own_plugins_are_declared_to_the_processes_the_tests_start(
     # After the checkout, never instead of it; in the run's own temporary folder.
     assert out["pythonpath"] == f"/src:{tmp_path}/signoff-own-plugins" and out["folder"].startswith(str(tmp_path))
     assert out["entry_points"] == [["pytest11", "asyncio", "pytest_asyncio.plugin"]]
+    # And to the sessions pytester starts in this process (pytest-xdist's parseconfigure("-n 2")): the
+    # folder is last on this process's path, so a new config finds the entry point.
+    assert out["last_on_path"] == out["folder"] and "pytest_asyncio.plugin" in out["in_process"]
     # Its files, so that pytest marks the plugin's modules for assertion rewriting as an install would.
     assert set(out["files"]) == {"pytest_asyncio/__init__.py", "pytest_asyncio.py"}

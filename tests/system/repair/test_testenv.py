@@ -577,7 +577,14 @@ def test_code_that_imports_pkg_resources_gets_a_setuptools_that_ships_it(tmp_pat
     assert plan.sources[-1] == "setuptools<71 (jaraco/__init__.py imports pkg_resources)"
     declared, dbase = _repo(tmp_path / "d", {"setup.py": setup.replace("[]", "['setuptools>=40']"),
                                              "pkg/v.py": "from pkg_resources import get_distribution\n"})
-    assert testenv.plan(declared, dbase, [], True, [], None).lines == ["setuptools>=40"]
+    declared_plan = testenv.plan(declared, dbase, [], True, [], None)
+    assert declared_plan.lines == ["setuptools>=40"] and declared_plan.constraints == ["setuptools<71"]
+    # A setuptools declared at 71 or later (tox's test group says `setuptools<82,>=81`): below 71 as well, pip would
+    # find nothing; the last releases that ship pkg_resources then.
+    late, lbase = _repo(tmp_path / "l", {"setup.py": setup.replace("[]", "['setuptools<82,>=81']"),
+                                         "pkg/v.py": "from pkg_resources import get_distribution\n"})
+    late_plan = testenv.plan(late, lbase, [], True, [], None)
+    assert late_plan.lines == ["setuptools<82,>=81"] and late_plan.constraints == ["setuptools<82"]
     plain, pbase = _repo(tmp_path / "p", {"setup.py": setup, "jaraco/functools.py": "x = 1\n"})
     assert testenv.pkg_resources_user(plain, pbase) is None
     # Inside a verification's git session the search starts early and the plan collects it: the same answers.
@@ -814,3 +821,23 @@ def test_a_plugin_module_of_the_project_its_addopts_load_is_the_projects_own(tmp
     assert addopts_plugins(harness, repo, base, ["src"]) == {"trio._tests.pytest_plugin": "trio._tests.pytest_plugin"}
     (harness / "pytest.ini").write_text("[pytest]\n")
     assert addopts_plugins(harness, repo, base, ["src"]) == {}  # the harness's own configuration governs
+
+
+def test_a_link_committed_in_the_test_folder_is_staged_as_what_it_shows_never_as_its_target_path(
+        tmp_path: Path) -> None:
+    # pydantic's tests/pydantic_core links to ../pydantic-core/tests: git's blob of a link is the path it names,
+    # which was staged as a data file holding "../pydantic-core/tests". A link to a file inside the repository
+    # gives that file's bytes, as a checkout shows it; a link to a folder, or out of the tree, is left out.
+    repo, _ = _repo(tmp_path / "r", {"tests/test_a.py": "def test_a():\n    pass\n", "tests/cases.txt": "case\n",
+                                     "shared.json": "{}\n", "core/tests/x.txt": "x\n"})
+    (repo / "tests" / "shared.json").symlink_to("../shared.json")
+    (repo / "tests" / "core").symlink_to("../core/tests")
+    (repo / "tests" / "outside").symlink_to("../../elsewhere")
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "links"],
+                   check=True)
+    base = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    dest = tmp_path / "h"
+    assert _staged(repo, base, "tests/test_a.py", dest) == ["tests/cases.txt", "tests/shared.json", "tests/test_a.py"]
+    assert (dest / "tests" / "shared.json").read_text() == "{}\n" and not (dest / "tests" / "shared.json").is_symlink()

@@ -456,6 +456,13 @@ def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
     assert wheel_less_line("No matching distribution found for pytest==7.4.4", plan) is None
     assert wheel_less_line("No matching distribution found for forbiddenfruit>=0.1.4", plan) is None
     assert wheel_less_line("conflict: blockbuster depends on forbiddenfruit>=0.1.4", plan) is None
+    # A dependency's dependency pip names with the direct requirement that wanted it (astroid's release tool tbump
+    # needs docopt, source only; blind14): that direct one is left out. Never pytest, nor a line the plan lacks.
+    tools = Plan(lines=["contributors-txt>=1.1.0", "tbump~=6.11", "pytest==9.0.2"])
+    assert wheel_less_line("pip could not install tox.ini (base revision): No matching distribution found for "
+                           "docopt<0.7.0,>=0.6.2 (from tbump)", tools) == "tbump~=6.11"
+    assert wheel_less_line("No matching distribution found for iniconfig (from pytest==9.0.2)", tools) is None
+    assert wheel_less_line("No matching distribution found for docopt (from coveralls)", tools) is None
     # A URL pip cannot download without a network (kombu's requirements/dev.txt, dev12): left out too; with no such
     # line in the plan, nothing.
     offline = "hint: Are you connected to the Internet? If so, check whether your system can connect to github.com"
@@ -684,3 +691,42 @@ def test_a_toml_addopts_item_holding_an_option_and_its_value_is_read_as_both() -
     kept, dropped = split_addopts(["--strict-markers", "-p trio._tests.pytest_plugin", "--import-mode=importlib"],
                                   {"trio._tests.pytest_plugin"})
     assert (kept, dropped) == ("--strict-markers --import-mode=importlib", ["-p", "trio._tests.pytest_plugin"])
+
+
+def test_every_test_erroring_alike_in_its_setup_on_both_revisions_names_that_error_once() -> None:
+    """pip-tools' `pip_conf` fixture runs `pip download setuptools`, and runs have no network: the expected test
+    errors in its setup on base and candidate, the regression tests too, with the same error. One reason names it
+    (with the network's `fix:`), not `base_not_reproduced` telling the person to rewrite the test; so does it when a
+    regression test fails otherwise (the bench's breakage). An error that differs between the revisions keeps the
+    usual reasons."""
+    setup = ("failed on setup with \"subprocess.CalledProcessError: Command '['/venv/bin/python', '-Im', 'pip', "
+             "'download', '--no-deps', 'setuptools']' returned non-zero exit status 1.\"")
+
+    def errs(test_id: str = EXPECT, text: str = setup) -> Case:
+        return case(test_id, "error", False, text)
+
+    regr = [run(*(errs(t) for t in NEIGHBOURS))]
+    verdict, reasons = classify(summarize([EXPECT], [run(errs())]), summarize([EXPECT], [run(errs())]),
+                                summarize(NEIGHBOURS, regr))
+    assert verdict == INCONCLUSIVE and [r["code"] for r in reasons] == ["fails_alike"]
+    assert reasons[0]["detail"].startswith("the expected test and the regression tests errored alike on both "
+                                           "revisions") and "'download'" in reasons[0]["detail"]
+    assert "network" in reasons[0]["fix"]
+    # Not a network error: the fix is the general one (what the run lacks).
+    other = "failed on setup with \"RuntimeError: no display\""
+    verdict, reasons = classify(summarize([EXPECT], [run(errs(text=other))]),
+                                summarize([EXPECT], [run(errs(text=other))]), summarize(NEIGHBOURS, GOOD_REGR))
+    assert [r["code"] for r in reasons] == ["fails_alike"] and "network" not in reasons[0]["fix"]
+    # A fixture opening the project's files from its root: the working folder's fix, as for a failed test.
+    rooted = "failed on setup with \"FileNotFoundError: [Errno 2] No such file or directory: 'tests/cases/a.json'\""
+    verdict, reasons = classify(summarize([EXPECT], [run(errs(text=rooted))]),
+                                summarize([EXPECT], [run(errs(text=rooted))]), summarize(NEIGHBOURS, GOOD_REGR))
+    assert [r["code"] for r in reasons] == ["fails_alike"] and "--workdir project" in reasons[0]["fix"]
+    # A regression test failing otherwise: the shared error still comes first, alone (nothing is judged).
+    verdict, reasons = classify(summarize([EXPECT], [run(errs())]), summarize([EXPECT], [run(errs())]),
+                                summarize(NEIGHBOURS, [run(errs(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))]))
+    assert verdict == INCONCLUSIVE and [r["code"] for r in reasons] == ["fails_alike"]
+    assert reasons[0]["detail"].startswith("the expected test errored alike")
+    # The candidate errs otherwise: as before.
+    assert decide([run(errs())], [run(errs(text=other))], regr)[1] == ["base_not_reproduced", "test_error",
+                                                                       "test_error"]

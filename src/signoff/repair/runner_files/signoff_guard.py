@@ -655,11 +655,14 @@ def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
 
 
 def _own_plugins_for_children(declared: dict[str, str]) -> None:
-    """Declare the project's own plugins to the processes the tests start, as installing the project
+    """Declare the project's own plugins to the pytest sessions the tests start, as installing the project
     would: pytest-asyncio's tests run pytest in a child (pytester's runpytest_subprocess), which loads
-    the plugin by its entry point or finds `async def` tests unsupported. Package metadata holding only
-    those entry points, on the children's PYTHONPATH (never this process's path: here the guard loaded
-    them, after its snapshot). A child has no guard; what it prints is what the test checks."""
+    the plugin by its entry point or finds `async def` tests unsupported; pytest-xdist's run it in this
+    process (pytester's parseconfigure, runpytest), whose new config loads plugins by entry point too, or
+    has no `-n`. Package metadata holding only those entry points, on the children's PYTHONPATH and at the
+    end of this process's path, now: this session loaded its entry points before the checkout joined, and
+    the guard loaded these plugins itself after its snapshot, so only the sessions the tests start read
+    them. A child has no guard; what it prints is what the test checks."""
     if not declared:
         return
     folder = os.path.join(os.environ.get("TMPDIR") or "/tmp", "signoff-own-plugins")  # noqa: S108 -- sandbox tmpfs
@@ -680,6 +683,7 @@ def _own_plugins_for_children(declared: dict[str, str]) -> None:
         return  # a read-only /tmp: the children run without them, as before
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join([*paths, folder])
+    sys.path.append(folder)  # last: the environment's and the checkout's own metadata come first
 
 
 def _sha_file(path: str) -> str | None:
