@@ -17,6 +17,7 @@ from signoff.git.repo import (
     has_commit,
     is_ancestor,
     is_full_id,
+    links_at,
     list_soon,
     mode_at,
     open_repo,
@@ -27,7 +28,7 @@ from signoff.git.repo import (
 
 __all__ = [
     "Change", "Config", "ExportError", "Identity", "Session", "bundle", "changed_paths", "commit_files", "compare_soon",
-    "diff_text", "export", "has_commit", "is_ancestor", "is_full_id", "list_soon", "mode_at", "neutral_drivers",
-    "open_repo", "output", "popen", "read_file_at", "read_soon", "resolve", "run", "session", "tracked_paths",
-    "verify_bundle",
+    "diff_text", "export", "has_commit", "is_ancestor", "is_full_id", "links_at", "list_soon", "mode_at",
+    "neutral_drivers", "open_repo", "output", "popen", "read_file_at", "read_soon", "resolve", "run", "session",
+    "tracked_paths", "verify_bundle",
 ]

@@ -140,10 +140,20 @@ def tracked_paths(repo: Path, commit: str, under: str | None = None) -> list[str
     """Every file path committed at `commit` (only those below the folder `under`, when given).
     Inside a `git.session`, a full commit id's whole listing is read once and each folder's taken
     from it (a verification asks for the test folder's, its helpers' and the whole tree's)."""
+    return [path for _, path in _entries(repo, commit, under)]
+
+
+def links_at(repo: Path, commit: str, under: str | None = None) -> list[str]:
+    """The symbolic links committed at `commit` (below the folder `under`, when given), from the same
+    listing as `tracked_paths`: inside a session, no other git runs for them."""
+    return [path for mode, path in _entries(repo, commit, under) if mode == "120000"]
+
+
+def _entries(repo: Path, commit: str, under: str | None) -> list[tuple[str, str]]:
     active = current()
     if active is None or not is_full_id(commit) or (under and not _PLAIN_FOLDER.fullmatch(under)):
         return _ls_tree(repo, commit, under)
-    key = ("paths", str(repo), commit)
+    key = ("entries", str(repo), commit)
     if key not in active.kept:
         active.kept[key] = tuple(_ls_tree(repo, commit, None))
     every = active.kept[key]
@@ -151,7 +161,7 @@ def tracked_paths(repo: Path, commit: str, under: str | None = None) -> list[str
     if not under:
         return list(every)
     prefix = under.rstrip("/") + "/"
-    return [p for p in every if p.startswith(prefix)]
+    return [entry for entry in every if entry[1].startswith(prefix)]
 
 
 # A folder named plainly (no pathspec magic, `.` or `..` part, leading or doubled slash): git's
@@ -164,12 +174,19 @@ def list_soon(repo: Path, commit: str) -> None:
     session, so that it runs beside the caller's other work; the first `tracked_paths` of that
     commit collects it (command.run_soon)."""
     if current() is not None and is_full_id(commit):
-        run_soon(repo, "ls-tree", "-r", "-z", "--name-only", commit)
+        run_soon(repo, "ls-tree", "-r", "-z", commit)
 
 
-def _ls_tree(repo: Path, commit: str, under: str | None) -> list[str]:
-    proc = run(repo, "ls-tree", "-r", "-z", "--name-only", commit, *(("--", under.rstrip("/") + "/") if under else ()))
-    return [p for p in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
+def _ls_tree(repo: Path, commit: str, under: str | None) -> list[tuple[str, str]]:
+    """(mode, path) of every file committed at `commit` below `under`: `ls-tree -r` lists blobs, links
+    (120000) and submodules (160000), never folders."""
+    proc = run(repo, "ls-tree", "-r", "-z", commit, *(("--", under.rstrip("/") + "/") if under else ()))
+    out = []
+    for entry in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0"):
+        meta, tab, path = entry.partition("\t")
+        if tab:
+            out.append((meta.split(" ", 1)[0], path))
+    return out
 
 
 def mode_at(repo: Path, commit: str, path: str) -> str | None:

@@ -482,13 +482,8 @@ def _data_files(repo: Path, base: str, rel: str, work_tree: _WorkTree, source: b
 def _committed_links(repo: Path, base: str, root: str) -> dict[str, str]:
     """The symbolic links the base commits under `root`, each with its target as committed (pydantic's
     `tests/pydantic_core` -> `../pydantic-core/tests`): git's blob of a link is its target's path, never data."""
-    listing = git.run(repo, "ls-tree", "-r", "-z", base, "--", f"{root}/", check=False).stdout
-    out: dict[str, str] = {}
-    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, name = entry.partition("\t")
-        if meta.startswith("120000 "):
-            out[name] = (git.read_file_at(repo, base, name) or b"").decode("utf-8", "surrogateescape")
-    return out
+    return {name: (git.read_file_at(repo, base, name) or b"").decode("utf-8", "surrogateescape")
+            for name in git.links_at(repo, base, root)}
 
 
 def _linked_file(repo: Path, base: str, name: str, target: str) -> bytes | None:
