@@ -16,7 +16,8 @@ reproducible) are graded twice:
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
 Sets, reported in this order: `blind18` and `blind18b` (fetched on 2026-12-07 12:30 UTC, as
-`blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as `blind8`), `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
+`blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as `blind8`), `blind16` (fetched on
+2026-12-07 08:58 UTC, as `blind8`),
 `blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
@@ -1011,7 +1012,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
+    sets = ["blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15",
+            "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]
