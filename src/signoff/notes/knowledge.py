@@ -151,7 +151,9 @@ _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE |
 # account, not that they made this commit (a maintainer signs off what he applies).
 _SIGNED_OFF = re.compile(r"^signed-off-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
 _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder: the project's name
-_MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
+# the account a pull request came from: GitHub's `from owner/branch`, or its head label `from owner:branch` (babel's
+# "Merge pull request #1174 from verhovsky: Remove u string prefix from docs")
+_MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/:\s]+)[/:]")
 _BRANCH_MERGE = re.compile(r"^Merge (?!pull request\b)\S")  # a merge of branches, not GitHub's of a pull request
 
 
@@ -203,6 +205,15 @@ def author_of(c: dict[str, Any]) -> set[str]:
     """Who wrote a commit, normalised: the author's name and the local part of the email."""
     local = _NOREPLY.match(c["author"]["email"])
     return {_ident(c["author"]["name"]), _ident(local.group(1) if local else c["author"]["email"].split("@")[0])}
+
+
+# a commit preparing a release or its notes ("🚀 RELEASE v4.2.0 (#395)", changesets' "Version Packages (#812)")
+_RELEASE_SUBJECT = re.compile(r"\b(?:releas\w*|version\w*|prepar\w*|changelog)\b", re.IGNORECASE)
+
+
+def _content_words(subject: str) -> set[str]:
+    """The words of a commit subject that say what it changed: its conventional kind and its numbers out."""
+    return {w for w in words(_CONVENTIONAL.sub("", subject)) if re.search(r"[a-z]", w)}
 
 
 def handles_of(c: dict[str, Any]) -> set[str]:
@@ -585,6 +596,11 @@ class Knowledge:
         updating a dependency ("Add a retry option (#1904)" for dependabot's "Bump ty from ...")."""
         made = [c for c in carriers if c.own == n]
         if not made or own is not None or not all(BOTS.search(c.author) for c in made):
+            return None
+        if any((f := _FRAGMENT.search(p)) and f.group(1) == n for c in made for p in c.paths):
+            # no bot writes the changelog fragment its pull request's number names: a person pushed a change
+            # onto the bot's branch and told it there (trio's `newsfragments/3277.bugfix.rst`, "Ensure that the
+            # DTLS server does not mutate SSL context", in github-actions' "Bump dependencies ... (#3277)")
             return None
         if item_words & (set().union(*(c.words for c in made)) | _UPDATE_WORDS):
             return None
@@ -1199,8 +1215,29 @@ class Knowledge:
         subject as #12948, committed the same minute)."""
         if self.subjects_elsewhere is None:
             return False
+        # The same change says what the own commit's subject says and nothing else: a sibling pull request of
+        # the same contributor, "fix(pt_BR): correct BBAN length so iban() generates valid Brazilian IBANs
+        # (#2410)" beside faker's Danish #2409, restates the words of the commit but is another change.
+        said = _content_words(own.subject)
         return any(self._restates(words(_CONVENTIONAL.sub("", subject)), own.words)
+                   and not _content_words(subject) - said
                    for subject in self.subjects_elsewhere(n) if (m := _OWN_NUMBER.search(subject)) and m.group(1) == n)
+
+    def _wrote_the_line(self, n: str, said: set[str], carriers: list[Carrier]) -> bool:
+        """Whether pull request `n` wrote the item into the changelog itself: it changed the changelog (its
+        file or a fragment), and its diff holds nine in ten of the item's words, the line it added among them.
+        No other commit the item's words restate can contradict a number whose own pull request wrote the item
+        (jest 30.4.0's "Project config validator now emits ... (#16132)", written by #16132, sharing more words
+        with #16133's subject, "fix: support `silent` and `verbose` as project config")."""
+        made = [c for c in carriers if c.own == n]
+        if self.diff_of is None or not made or len(said) < MIN_ITEM_WORDS or not any(
+                _CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for c in made for p in self._touched(c)):
+            return False
+        if any(c.versions or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
+            # a release's commit, or one writing the changelog alone, wrote every item of the section
+            # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them
+            return False
+        return len(said & self._diff(n, made)) * 10 >= len(said) * 9
 
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
@@ -1254,7 +1291,7 @@ class Knowledge:
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
-                and not _credits_maker(item, carriers, own) \
+                and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
                 and (self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
