@@ -207,6 +207,16 @@ def author_of(c: dict[str, Any]) -> set[str]:
     return {_ident(c["author"]["name"]), _ident(local.group(1) if local else c["author"]["email"].split("@")[0])}
 
 
+_PLAIN_NUMBER = re.compile(r"(?<![\w.#])\d+(?![\w.])")
+
+
+def _says_whole_title(item: str, title: str) -> bool:
+    """Whether an item holds each word and number of a title of three words or more (its `#N` out)."""
+    title = re.sub(r"#\d+", " ", title)
+    said = identifier_words(title) | set(_PLAIN_NUMBER.findall(title))
+    return len(said) >= 3 and said <= identifier_words(item) | set(_PLAIN_NUMBER.findall(re.sub(r"#\d+", " ", item)))
+
+
 # a commit preparing a release or its notes ("🚀 RELEASE v4.2.0 (#395)", changesets' "Version Packages (#812)")
 _RELEASE_SUBJECT = re.compile(r"\b(?:releas\w*|version\w*|prepar\w*|changelog)\b", re.IGNORECASE)
 
@@ -649,6 +659,11 @@ class Knowledge:
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
         own = [c for c in carriers if c.own == n]
         if len(item_refs) >= SUMMARY:
+            return None
+        if any(_says_whole_title(item, c.title) for c in own):
+            # an item saying every word of the pull request's title, its numbers too, tells that change in
+            # more words (standard's "Allow standard to run on Node 11, even though it's not officially
+            # supported #1597" for "Support node 11", of which only `node` is not a word every change says)
             return None
         if any(({c.own} | c.refs) & (item_refs - {n}) for c in carriers):
             # an item naming an issue and the pull request whose message closes it names the pair git links: the

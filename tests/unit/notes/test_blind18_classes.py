@@ -92,7 +92,7 @@ def test_a_sibling_pull_request_elsewhere_saying_more_is_another_change() -> Non
     branches = {"2410": ["fix(pt_BR): correct BBAN length so iban() generates valid Brazilian IBANs (#2410)"],
                 "2411": ["fix(da_DK): correct BBAN length so iban() generates valid Danish IBANs (#2411)"]}
     k.subjects_elsewhere = lambda number: branches.get(number, [])
-    item = "* Fix: correct BBAN length so `da_DK` `iban()` generates valid Danish IBANs (#{n}). Thanks @CedricConday.\n"
+    item = "* Fix: correct BBAN length so `da_DK` `iban()` generates valid Danish IBANs (#{n}). Thanks @Cedric.\n"
     assert _unsupported(k, item.format(n=2409), "CHANGELOG.md") == set()
     assert _unsupported(k, item.format(n=2410), "CHANGELOG.md") == {"#2410"}
     # the same subject on another branch is the same change opened twice
@@ -114,3 +114,41 @@ def test_a_release_commit_writing_the_section_wrote_no_item_of_its_own() -> None
     assert _unsupported(k, item.format(n=394), "CHANGELOG.md") == set()
     assert _unsupported(k, item.format(n=395), "CHANGELOG.md") != set()
     assert _unsupported(k, item.format(n=396), "CHANGELOG.md") != set()
+
+
+def test_an_item_of_five_words_sharing_one_by_chance_is_about_another_change() -> None:
+    # trio 0.32.0 (blind18): the planted "Add prebuilt wheels and binaries for Windows on ARM64 (#3345)" for "Drop
+    # 3.9 support (#3345)" passed: it shares `windows` with the pull request's CI files, and a rule for an item of
+    # six words or more judged a chance word by the diff
+    k = Knowledge("v0.31.0..v0.32.0", None, [], [
+        _commit(1, "Drop 3.9 support (#3345)", "* Drop 3.9\n\n* Fixes for CI",
+                paths=(".github/workflows/ci.yml", "src/trio/_core/_windows_cffi.py", "pyproject.toml"))])
+    diff = diff_words("-    python: ['3.9', '3.10']\n+    python: ['3.10', '3.11']\n-requires-python = '>=3.9'\n"
+                      "+requires-python = '>=3.10'\n-if sys.version_info >= (3, 10):\n"
+                      "-    from typing import TypeGuard\n"
+                      "-else:\n-    from typing_extensions import TypeGuard\n+from typing import TypeGuard\n")
+    k.diff_of = lambda commit: diff
+    invented = "- Add prebuilt wheels and binaries for Windows on ARM64 (#3345)\n"
+    assert _unsupported(k, invented, "history.rst") == {"#3345"}
+    # one whose other words the diff holds is the change
+    told = "- Require Python 3.10 on Windows, using the typing module (#3345)\n"
+    assert _unsupported(k, told, "history.rst") == set()
+
+
+def test_an_item_saying_every_word_of_a_short_title_tells_that_change() -> None:
+    # standard 16.0.4 (blind18b, bench): "Allow standard to run on Node 11, even though it's not officially
+    # supported #1597" for the merge of #1597 titled "Support node 11" was "git says #1597 is 'Support node 11'":
+    # `support` is a word every change says, and the item shares only `node` with the title
+    k = Knowledge("v16.0.3..v16.0.4", None, [], [
+        _commit(1, "Merge pull request #1597 from alanclarke/support-node-11", "Support node 11",
+                author=("Feross Aboukhadijeh", "feross@example.org"), parents=(3, 2)),
+        _commit(2, "Support node 11", author=("alanclarke", "alan@example.org"), paths=("package.json",),
+                parents=(3,)),
+        _commit(3, "Update eslint (#1590)"),
+        *(_commit(10 + i, f"Test on node {v} in CI (#{1580 + i})", paths=(".travis.yml",))
+          for i, v in enumerate((6, 8, 10, 12, 14, 16)))])
+    item = "- Allow standard to run on Node {v}, even though it's not officially supported #1597\n"
+    assert _unsupported(k, item.format(v=11), "CHANGELOG.md") == set()
+    # an item leaving out a word or number of the title is judged as before
+    assert _unsupported(k, "- Allow standard to run on Deno, with its own parser and the linter #1597\n",
+                        "CHANGELOG.md") == {"#1597"}
