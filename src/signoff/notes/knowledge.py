@@ -625,21 +625,26 @@ class Knowledge:
             made += self._branch(merge)
         return made
 
-    def _branch(self, merge: Carrier, limit: int = 300) -> list[Carrier]:
-        """The commits a merge brought in: from its second parent back to the main line."""
+    def _main_line(self) -> set[str]:
+        """The commits of the range's first-parent line from its head."""
         if self._mainline is None:
             self._mainline = set()
             at = self.by_hash.get(self.head or "") or (self.carriers[0] if self.carriers else None)
             while at is not None and at.hash not in self._mainline:
                 self._mainline.add(at.hash)
                 at = self.by_hash.get(at.parents[0]) if at.parents else None
+        return self._mainline
+
+    def _branch(self, merge: Carrier, limit: int = 300) -> list[Carrier]:
+        """The commits a merge brought in: from its second parent back to the main line."""
+        mainline = self._main_line()
         out: list[Carrier] = []
         seen: set[str] = set()
         todo = list(merge.parents[1:])
         while todo and len(out) < limit:
             h = todo.pop()
             c = self.by_hash.get(h)
-            if c is None or h in seen or h in self._mainline:
+            if c is None or h in seen or h in mainline:
                 continue
             seen.add(h)
             out.append(c)
@@ -1002,6 +1007,11 @@ class Knowledge:
             # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
             # ..., thanks to @alice"): who made the restated one says nothing of the credit
             return Verdict(claim, "not_checkable", "credit in a summary of several changes with no number")
+        if item_refs and not any(self.by_ref.get(n) for n in item_refs) and any(
+                same_person(claim.value, c.people)
+                for c in self._unnumbered_restated(_said(item), self.own_commit(_said(item)))):
+            # the item's number is in no commit, and the commit that lost it (rebase-merged) is the credited one's
+            return Verdict(claim, "supported")
         made = [c for c in named if len(c.parents) == 1] + branch or named
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
@@ -1238,6 +1248,17 @@ class Knowledge:
                    and not _content_words(subject) - said
                    for subject in self.subjects_elsewhere(n) if (m := _OWN_NUMBER.search(subject)) and m.group(1) == n)
 
+    def _unnumbered_restated(self, said: set[str], own: Carrier | None) -> list[Carrier]:
+        """The commits of the main line carrying no number that an item restates besides `own`: a pull
+        request rebase-merged without its number, one of two changes an item tells (python-dotenv 1.2.2's
+        "Corrected the license specifier and added missing Python 3.14 classifiers ... in [#590]": #597 and James
+        Ouyang's "fix: Add missing 3.14 PyPI classifier." of #590). A number no commit carries may be that one's."""
+        mainline = self._main_line()
+        return [c for c in self.carriers if c is not own and not c.refs and not c.named and len(c.parents) <= 1
+                and c.hash in mainline and not BOTS.search(c.author) and len(c.words) >= 3
+                and len(said & c.words) >= max(2, CONTRADICTS * len(c.words))
+                and not (own is not None and said & c.words & own.words)]  # another change than own's
+
     def _wrote_the_line(self, n: str, said: set[str], carriers: list[Carrier]) -> bool:
         """Whether pull request `n` wrote the item into the changelog itself: it changed the changelog (its
         file or a fragment), and its diff holds nine in ten of the item's words, the line it added among them.
@@ -1307,6 +1328,7 @@ class Knowledge:
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
+                and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (

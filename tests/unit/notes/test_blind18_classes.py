@@ -152,3 +152,23 @@ def test_an_item_saying_every_word_of_a_short_title_tells_that_change() -> None:
     # an item leaving out a word or number of the title is judged as before
     assert _unsupported(k, "- Allow standard to run on Deno, with its own parser and the linter #1597\n",
                         "CHANGELOG.md") == {"#1597"}
+
+
+def test_a_number_no_commit_carries_may_be_the_rebase_merged_half_of_an_item() -> None:
+    # python-dotenv 1.2.2 (blind18): "Corrected the license specifier and added missing Python 3.14 classifiers in
+    # package metadata by [@JYOuyang] in [#590]" tells #597 (the license) and #590, rebase-merged as James Ouyang's
+    # "fix: Add missing 3.14 PyPI classifier." with no number: it was "git says #597" and "git says cpackham-atlnz"
+    k = Knowledge("v1.2.1..v1.2.2", "a" * 40, [], [
+        {**_commit(3, "Drop Python 3.9 support and update to PyPy 3.11 (#608)", parents=(2,)), "hash": "a" * 40},
+        _commit(2, "Fix license specifier (#597)", paths=("pyproject.toml",), parents=(1,),
+                author=("cpackham-atlnz", "8591+cpackham-atlnz@users.noreply.github.com")),
+        _commit(1, "fix: Add missing 3.14 PyPI classifier.", author=("James Ouyang", "JYOuyang@gmail.com"),
+                paths=("pyproject.toml",))])
+    item = ("- Corrected the license specifier and added missing Python 3.14 classifiers in package metadata by "
+            "[@{who}](https://github.com/{who}) in [#{n}](https://github.com/o/python-dotenv/pull/{n})\n")
+    assert _unsupported(k, item.format(who="JYOuyang", n=590), "CHANGELOG.md") == set()
+    # the number of the commit the item restates, when another: still wrong; another credit: not James Ouyang's
+    assert "#608" in _unsupported(k, item.format(who="JYOuyang", n=608), "CHANGELOG.md")
+    assert "@someone" in _unsupported(k, item.format(who="someone", n=590), "CHANGELOG.md")
+    # (an unnumbered commit saying what the item's own commit says is no second change: the planted numbers of
+    # httpie 2.2.0, gunicorn 25.2.0 and factory_bot 6.6.0 in tests/data/notes-real stay flagged)
