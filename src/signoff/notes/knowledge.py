@@ -1269,6 +1269,11 @@ class Knowledge:
         if self.diff_of is None or not made or len(said) < MIN_ITEM_WORDS or not any(
                 _CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for c in made for p in self._touched(c)):
             return False
+        if any(len(c.parents) > 1 for c in made):
+            # a merged branch may hold a commit writing the changelog for other pull requests too (gunicorn's
+            # "docs: add TTIN/TTOU to changelog" in #3504, which wrote #3503's line): only a squashed pull request,
+            # its code and its changelog lines in one commit, wrote its own line
+            return False
         if any(c.versions or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
             # a release's commit, or one writing the changelog alone, wrote every item of the section
             # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them

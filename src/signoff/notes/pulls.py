@@ -189,16 +189,13 @@ def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff
     retry option that keeps failed uploads in a local queue"), or when the diff is `large`: one so
     large holds most words of any item, and what it holds ties nothing (packaging's PEP 639 pull
     request, 1,004 words, holds `config`, `directory` and `read` of "Support reading settings from a
-    YAML file in the user's config directory"). An item one word shorter sharing one word is about something
-    else too when the diff holds no other of its words (trio's planted "Add prebuilt wheels and binaries for
-    Windows on ARM64" for "Drop 3.9 support", whose CI files say `windows`)."""
+    YAML file in the user's config directory")."""
     if len(diff) < MIN_EVIDENCE_WORDS:
         return unrelated_so_far
     in_diff = item & diff
     if unrelated_so_far:
         return len(in_diff | set(shared)) * 2 < len(item)
-    return len(shared) == 1 and ((len(item) >= LONG_ITEM and (large or not in_diff - set(shared))) or
-                                 (len(item) == LONG_ITEM - 1 and not in_diff - set(shared)))
+    return len(shared) == 1 and len(item) >= LONG_ITEM and (large or not in_diff - set(shared))
 
 
 # Code an item names, as it is left once the markup is read: a flag (`--dry-run`), a dotted name or

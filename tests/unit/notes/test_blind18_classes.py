@@ -116,25 +116,6 @@ def test_a_release_commit_writing_the_section_wrote_no_item_of_its_own() -> None
     assert _unsupported(k, item.format(n=396), "CHANGELOG.md") != set()
 
 
-def test_an_item_of_five_words_sharing_one_by_chance_is_about_another_change() -> None:
-    # trio 0.32.0 (blind18): the planted "Add prebuilt wheels and binaries for Windows on ARM64 (#3345)" for "Drop
-    # 3.9 support (#3345)" passed: it shares `windows` with the pull request's CI files, and a rule for an item of
-    # six words or more judged a chance word by the diff
-    k = Knowledge("v0.31.0..v0.32.0", None, [], [
-        _commit(1, "Drop 3.9 support (#3345)", "* Drop 3.9\n\n* Fixes for CI",
-                paths=(".github/workflows/ci.yml", "src/trio/_core/_windows_cffi.py", "pyproject.toml"))])
-    diff = diff_words("-    python: ['3.9', '3.10']\n+    python: ['3.10', '3.11']\n-requires-python = '>=3.9'\n"
-                      "+requires-python = '>=3.10'\n-if sys.version_info >= (3, 10):\n"
-                      "-    from typing import TypeGuard\n"
-                      "-else:\n-    from typing_extensions import TypeGuard\n+from typing import TypeGuard\n")
-    k.diff_of = lambda commit: diff
-    invented = "- Add prebuilt wheels and binaries for Windows on ARM64 (#3345)\n"
-    assert _unsupported(k, invented, "history.rst") == {"#3345"}
-    # one whose other words the diff holds is the change
-    told = "- Require Python 3.10 on Windows, using the typing module (#3345)\n"
-    assert _unsupported(k, told, "history.rst") == set()
-
-
 def test_an_item_saying_every_word_of_a_short_title_tells_that_change() -> None:
     # standard 16.0.4 (blind18b, bench): "Allow standard to run on Node 11, even though it's not officially
     # supported #1597" for the merge of #1597 titled "Support node 11" was "git says #1597 is 'Support node 11'":
@@ -172,3 +153,19 @@ def test_a_number_no_commit_carries_may_be_the_rebase_merged_half_of_an_item() -
     assert "@someone" in _unsupported(k, item.format(who="someone", n=590), "CHANGELOG.md")
     # (an unnumbered commit saying what the item's own commit says is no second change: the planted numbers of
     # httpie 2.2.0, gunicorn 25.2.0 and factory_bot 6.6.0 in tests/data/notes-real stay flagged)
+
+
+def test_a_merged_branch_writing_the_changelog_wrote_no_item_of_its_own() -> None:
+    # gunicorn 25.1.0 (blind8, bench): the planted "#3504" for "#3503" (the stash) passed once a pull request that
+    # wrote the item counted: #3504's branch holds "docs: add TTIN/TTOU to changelog", which wrote #3503's line too
+    item = "- Add stash, a global shared state between workers ([PR #{n}](https://github.com/o/gunicorn/pull/{n}))\n"
+    k = Knowledge("25.0.3..25.1.0", "a" * 40, [], [
+        {**_commit(4, "Merge pull request #3504 from benoitc/feature/dirty-ttin-ttou", parents=(3, 2)),
+         "hash": "a" * 40},
+        _commit(2, "docs: add TTIN/TTOU to changelog", paths=("docs/content/news.md",), parents=(1,)),
+        _commit(1, "feat(dirty): add TTIN/TTOU signal support for dynamic worker scaling", parents=(3,)),
+        _commit(3, "feat(dirty): add stash - global shared state between workers (#3503)")])
+    diffs = {"a" * 40: diff_words("+" + item.format(n=3503) + "+- Add TTIN/TTOU signals\n+def handle_ttin(self):\n")}
+    k.diff_of = lambda commit: diffs.get(commit, set())
+    assert _unsupported(k, item.format(n=3503), "news.md") == set()
+    assert _unsupported(k, item.format(n=3504), "news.md") != set()
