@@ -15,8 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as
-`blind8`), `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
+Sets, reported in this order: `blind18` and `blind18b` (fetched on 2026-12-07 12:30 UTC, as
+`blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as `blind8`), `blind16` (fetched on
+2026-12-07 08:58 UTC, as `blind8`),
 `blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
@@ -329,6 +330,33 @@ PROJECTS = [
             "blind17b"),
     Project("Seldaek/monolog", "57eb1028342134e701e77c617565d51b6e5a2a53", "CHANGELOG.md", "{v}", r"^### {v} \(",
             "blind17b"),
+    # blind18: fetched on 2026-12-07 12:30 UTC (Python projects: a web framework, a dotenv reader, a fake-data
+    # library, a request parser, an i18n library, an async library), configured by their heading lines only (no
+    # change to the section splitter); sections and plants exported (`--plant-only`) and committed before the
+    # grader first read them
+    Project("fastapi/fastapi", "c3f316b7e814667e8ee81e03a7330d00ee61e45c", "docs/en/docs/release-notes.md", "{v}",
+            r"^## {v} \(", "blind18"),
+    Project("theskumar/python-dotenv", "bca6644d9aedbe287b792b756b3ae3d650cd0d3a", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\] ", "blind18"),
+    Project("joke2k/faker", "8ad78a632a4116e6392e6d5743524c683a2e02a1", "CHANGELOG.md", "v{v}", r"^### \[v{v} - ",
+            "blind18"),
+    Project("marshmallow-code/webargs", "16a002d3f5cc8177660c5881defdf492e0ceee8d", "CHANGELOG.rst", "{v}",
+            r"^{v} \(", "blind18"),
+    Project("python-babel/babel", "6ba6701e790f2f4b482ab5919cdf79f9cfef259b", "CHANGES.rst", "v{v}",
+            r"^Version {v}\s*$", "blind18"),
+    Project("python-trio/trio", "60d0c2f84854ec6ef74995663dcdce3296840485", "docs/source/history.rst", "v{v}",
+            r"^[Tt]rio {v} \(", "blind18"),
+    # blind18b: fetched on 2026-12-07 12:30 UTC (JavaScript projects: a test runner, an ODM, a bundler, a linter),
+    # configured by their heading lines only; sections and plants exported (`--plant-only`) and committed before
+    # the grader first read them. mongoose releases 6.x-9.x side by side, each its own setext section
+    Project("jestjs/jest", "52db46e50404c993d3f10dd1481e861cc04ae22e", "CHANGELOG.md", "v{v}", r"^## {v}\s*$",
+            "blind18b"),
+    Project("Automattic/mongoose", "3e212cec87dbf710216a3c6125121aefa60a4475", "CHANGELOG.md", "{v}", r"^{v} / ",
+            "blind18b"),
+    Project("rollup/rollup", "89bda2cd8e9def2ea037e7dbffaf392ce9f1ddcb", "CHANGELOG.md", "v{v}", r"^## {v}\s*$",
+            "blind18b"),
+    Project("standard/standard", "be621152d2c0a23079296035bb26e57cebe2f319", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\] ", "blind18b"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -984,7 +1012,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
+    sets = ["blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15",
+            "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]

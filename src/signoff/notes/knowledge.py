@@ -151,7 +151,9 @@ _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE |
 # account, not that they made this commit (a maintainer signs off what he applies).
 _SIGNED_OFF = re.compile(r"^signed-off-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
 _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder: the project's name
-_MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
+# the account a pull request came from: GitHub's `from owner/branch`, or its head label `from owner:branch` (babel's
+# "Merge pull request #1174 from verhovsky: Remove u string prefix from docs")
+_MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/:\s]+)[/:]")
 _BRANCH_MERGE = re.compile(r"^Merge (?!pull request\b)\S")  # a merge of branches, not GitHub's of a pull request
 
 
@@ -203,6 +205,25 @@ def author_of(c: dict[str, Any]) -> set[str]:
     """Who wrote a commit, normalised: the author's name and the local part of the email."""
     local = _NOREPLY.match(c["author"]["email"])
     return {_ident(c["author"]["name"]), _ident(local.group(1) if local else c["author"]["email"].split("@")[0])}
+
+
+_PLAIN_NUMBER = re.compile(r"(?<![\w.#])\d+(?![\w.])")
+
+
+def _says_whole_title(item: str, title: str) -> bool:
+    """Whether an item holds each word and number of a title of three words or more (its `#N` out)."""
+    title = re.sub(r"#\d+", " ", title)
+    said = identifier_words(title) | set(_PLAIN_NUMBER.findall(title))
+    return len(said) >= 3 and said <= identifier_words(item) | set(_PLAIN_NUMBER.findall(re.sub(r"#\d+", " ", item)))
+
+
+# a commit preparing a release or its notes ("🚀 RELEASE v4.2.0 (#395)", changesets' "Version Packages (#812)")
+_RELEASE_SUBJECT = re.compile(r"\b(?:releas\w*|version\w*|prepar\w*|changelog)\b", re.IGNORECASE)
+
+
+def _content_words(subject: str) -> set[str]:
+    """The words of a commit subject that say what it changed: its conventional kind and its numbers out."""
+    return {w for w in words(_CONVENTIONAL.sub("", subject)) if re.search(r"[a-z]", w)}
 
 
 def handles_of(c: dict[str, Any]) -> set[str]:
@@ -586,6 +607,11 @@ class Knowledge:
         made = [c for c in carriers if c.own == n]
         if not made or own is not None or not all(BOTS.search(c.author) for c in made):
             return None
+        if any((f := _FRAGMENT.search(p)) and f.group(1) == n for c in made for p in c.paths):
+            # no bot writes the changelog fragment its pull request's number names: a person pushed a change
+            # onto the bot's branch and told it there (trio's `newsfragments/3277.bugfix.rst`, "Ensure that the
+            # DTLS server does not mutate SSL context", in github-actions' "Bump dependencies ... (#3277)")
+            return None
         if item_words & (set().union(*(c.words for c in made)) | _UPDATE_WORDS):
             return None
         return made[0]
@@ -599,21 +625,26 @@ class Knowledge:
             made += self._branch(merge)
         return made
 
-    def _branch(self, merge: Carrier, limit: int = 300) -> list[Carrier]:
-        """The commits a merge brought in: from its second parent back to the main line."""
+    def _main_line(self) -> set[str]:
+        """The commits of the range's first-parent line from its head."""
         if self._mainline is None:
             self._mainline = set()
             at = self.by_hash.get(self.head or "") or (self.carriers[0] if self.carriers else None)
             while at is not None and at.hash not in self._mainline:
                 self._mainline.add(at.hash)
                 at = self.by_hash.get(at.parents[0]) if at.parents else None
+        return self._mainline
+
+    def _branch(self, merge: Carrier, limit: int = 300) -> list[Carrier]:
+        """The commits a merge brought in: from its second parent back to the main line."""
+        mainline = self._main_line()
         out: list[Carrier] = []
         seen: set[str] = set()
         todo = list(merge.parents[1:])
         while todo and len(out) < limit:
             h = todo.pop()
             c = self.by_hash.get(h)
-            if c is None or h in seen or h in self._mainline:
+            if c is None or h in seen or h in mainline:
                 continue
             seen.add(h)
             out.append(c)
@@ -633,6 +664,11 @@ class Knowledge:
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
         own = [c for c in carriers if c.own == n]
         if len(item_refs) >= SUMMARY:
+            return None
+        if any(_says_whole_title(item, c.title) for c in own):
+            # an item saying every word of the pull request's title, its numbers too, tells that change in
+            # more words (standard's "Allow standard to run on Node 11, even though it's not officially
+            # supported #1597" for "Support node 11", of which only `node` is not a word every change says)
             return None
         if any(({c.own} | c.refs) & (item_refs - {n}) for c in carriers):
             # an item naming an issue and the pull request whose message closes it names the pair git links: the
@@ -971,6 +1007,11 @@ class Knowledge:
             # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
             # ..., thanks to @alice"): who made the restated one says nothing of the credit
             return Verdict(claim, "not_checkable", "credit in a summary of several changes with no number")
+        if item_refs and not any(self.by_ref.get(n) for n in item_refs) and any(
+                same_person(claim.value, c.people)
+                for c in self._unnumbered_restated(_said(item), self.own_commit(_said(item)))):
+            # the item's number is in no commit, and the commit that lost it (rebase-merged) is the credited one's
+            return Verdict(claim, "supported")
         made = [c for c in named if len(c.parents) == 1] + branch or named
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
@@ -1199,8 +1240,45 @@ class Knowledge:
         subject as #12948, committed the same minute)."""
         if self.subjects_elsewhere is None:
             return False
+        # The same change says what the own commit's subject says and nothing else: a sibling pull request of
+        # the same contributor, "fix(pt_BR): correct BBAN length so iban() generates valid Brazilian IBANs
+        # (#2410)" beside faker's Danish #2409, restates the words of the commit but is another change.
+        said = _content_words(own.subject)
         return any(self._restates(words(_CONVENTIONAL.sub("", subject)), own.words)
+                   and not _content_words(subject) - said
                    for subject in self.subjects_elsewhere(n) if (m := _OWN_NUMBER.search(subject)) and m.group(1) == n)
+
+    def _unnumbered_restated(self, said: set[str], own: Carrier | None) -> list[Carrier]:
+        """The commits of the main line carrying no number that an item restates besides `own`: a pull
+        request rebase-merged without its number, one of two changes an item tells (python-dotenv 1.2.2's
+        "Corrected the license specifier and added missing Python 3.14 classifiers ... in [#590]": #597 and James
+        Ouyang's "fix: Add missing 3.14 PyPI classifier." of #590). A number no commit carries may be that one's."""
+        mainline = self._main_line()
+        return [c for c in self.carriers if c is not own and not c.refs and not c.named and len(c.parents) <= 1
+                and c.hash in mainline and not BOTS.search(c.author) and len(c.words) >= 3
+                and len(said & c.words) >= max(2, CONTRADICTS * len(c.words))
+                and not (own is not None and said & c.words & own.words)]  # another change than own's
+
+    def _wrote_the_line(self, n: str, said: set[str], carriers: list[Carrier]) -> bool:
+        """Whether pull request `n` wrote the item into the changelog itself: it changed the changelog (its
+        file or a fragment), and its diff holds nine in ten of the item's words, the line it added among them.
+        No other commit the item's words restate can contradict a number whose own pull request wrote the item
+        (jest 30.4.0's "Project config validator now emits ... (#16132)", written by #16132, sharing more words
+        with #16133's subject, "fix: support `silent` and `verbose` as project config")."""
+        made = [c for c in carriers if c.own == n]
+        if self.diff_of is None or not made or len(said) < MIN_ITEM_WORDS or not any(
+                _CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for c in made for p in self._touched(c)):
+            return False
+        if any(len(c.parents) > 1 for c in made):
+            # a merged branch may hold a commit writing the changelog for other pull requests too (gunicorn's
+            # "docs: add TTIN/TTOU to changelog" in #3504, which wrote #3503's line): only a squashed pull request,
+            # its code and its changelog lines in one commit, wrote its own line
+            return False
+        if any(c.versions or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
+            # a release's commit, or one writing the changelog alone, wrote every item of the section
+            # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them
+            return False
+        return len(said & self._diff(n, made)) * 10 >= len(said) * 9
 
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
@@ -1254,7 +1332,8 @@ class Knowledge:
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
-                and not _credits_maker(item, carriers, own) \
+                and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
+                and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (

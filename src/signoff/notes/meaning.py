@@ -74,6 +74,10 @@ _STANDARD = re.compile(
     r"metadata(?:\s+version)?|protocol(?:\s+version)?|draft|level|ABI|API\s+version|schema\s+version|"
     r"manylinux|musllinux|macOS|Windows|iOS|Android|Ubuntu|Debian)[\s_-]?v?\d+(?:[._]\d+)*",
     re.IGNORECASE)
+# A hash a dependency update pins is a commit of that dependency's repository, not of this one (renovate's
+# "chore(deps): update dtolnay/rust-toolchain digest to 4be7066", "Bump vendored foo from 1a2b3c4 to 5d6e7f8")
+_PINNED = re.compile(r"\b(?:digests?|update[sd]?|bump(?:s|ed)?|upgraded?|upgrades|pin(?:s|ned)?)\b[^.\n]{0,80}?"
+                     r"\b(?:to|from)\s+$", re.IGNORECASE)
 _TICKET = re.compile(r"\b(?!GH-)(?:CVE-\d{4}-\d+|GHSA(?:-[0-9a-z]{4}){3}|[A-Z][A-Z0-9]{1,9}-\d+)\b")
 _GH = re.compile(r"\bGH-(\d+)\b", re.IGNORECASE)
 _REF_WORDS = re.compile(r"\b(pull requests?|PRs?|issues?|bugs?)\s*#?\s?(\d+)\b", re.IGNORECASE)
@@ -296,6 +300,9 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
     for m in list(_HEX.finditer(work)):
         tok = m.group(0)
         if re.search(r"[a-fA-F]", tok) and re.search(r"\d", tok):
+            if _PINNED.search(work, max(0, m.start() - 120), m.start()):
+                add(Meaning("other", tok, m.start(), checkable=False, why="a dependency's commit"), m.start(), m.end())
+                continue
             add(Meaning("hash", tok, m.start(), tok.lower()), m.start(), m.end())
     for m in list(_VERSION.finditer(work)):
         if not release and _MEASURE.match(work, m.end()) and not m.group(1) and m.group(2).count(".") == 1:
