@@ -531,6 +531,16 @@ class Tally:
         chosen = [v for k, v in self.counts.items() if groups is None or k in groups]
         return sum(v[0] for v in chosen), sum(v[1] for v in chosen)
 
+    def total_of(self, *prefixes: str) -> str:
+        """Quarantined / total, with its interval, over the groups whose names start with a prefix."""
+        return _ci(*self.total([k for k in self.counts if k.startswith(prefixes)]))
+
+    def print_attack_totals(self, width: int) -> None:
+        """The closing lines of a set's run: every group not honest together, and the families fired."""
+        print(f"  TOTAL {'all attacks, as published and planted':{width}s} "
+              f"{_ci(*self.total([k for k in self.counts if not k.startswith('honest')]))}")
+        print(f"  families fired: {dict(self.fired.most_common())}")
+
     def print_groups(self, width: int, indent: str = "  ", cut: bool = False) -> None:
         """One line per group, sorted: its name padded to `width` (cut to it with `cut`), then
         quarantined/total with its interval."""
@@ -750,6 +760,29 @@ EASYJAILBREAK_SKIPPED = ("Gptfuzzer", "PAIR", "TAP")
 def _split(spec: str) -> tuple[str, str]:
     git_dir, _, commit = spec.rpartition("@")
     return git_dir, commit
+
+
+def named_sources(specs: list[str], sources: tuple[str, ...]) -> dict[str, str] | None:
+    """`OWNER/NAME=GIT_DIR@COMMIT` arguments as {OWNER/NAME: GIT_DIR@COMMIT}; None, after an
+    `error:`/`fix:`, when one names no source of the set."""
+    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in specs)}
+    unknown = sorted(set(mirrors) - set(sources))
+    if unknown:
+        print(f"error: not a source of this set: {', '.join(unknown)}\nfix: give one of {', '.join(sources)}")
+        return None
+    return mirrors
+
+
+def source_tree(spec: str, show: bool = True) -> tuple[str, str, list[str]]:
+    """`GIT_DIR@COMMIT` as (git dir, full commit id, every path committed there); the commit is
+    printed beside its git dir with `show`, so a run names what it read."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
+    commit = tr._git(git_dir, "rev-parse", commit).strip()
+    if show:
+        print(f"  {commit}  {git_dir}")
+    return git_dir, commit, tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
 
 
 def deepset_injections(spec: str) -> list[str]:

@@ -52,18 +52,12 @@ HONEST_ISSUES = 500
 PROSE_PER_LANGUAGE = 30
 
 
-def _files(spec: str) -> tuple[str, str, list[str]]:
-    git_dir, _, commit = spec.rpartition("@")
-    print(f"  {tr._git(git_dir, 'rev-parse', commit).strip()}  {git_dir}")
-    return git_dir, commit, tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
-
-
 def agentdyn(spec: str) -> list[tuple[str, str, str]]:
     """(suite, goal, tool output): every goal in every injection field of the suite's tool data, the
     lines of the YAML record around the field, the other fields at their defaults."""
     import yaml
 
-    git_dir, commit, files = _files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     out = []
     for suite in AGENTDYN_SUITES:
         root = f"src/agentdojo/data/suites/{suite}/"
@@ -84,7 +78,7 @@ def _is_injection_field(name: str) -> bool:
 
 def hackaprompt(spec: str) -> list[tuple[str, str]]:
     """(level, prompt): every submitted prompt once."""
-    git_dir, commit, files = _files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     seen: set[str] = set()
     out = []
     for path in sorted(p for p in files if p.endswith(".json")):
@@ -107,7 +101,7 @@ def _docs_pages(files: list[str]) -> list[str]:
 
 def learn_prompting_attacks(spec: str) -> list[tuple[str, str]]:
     """(language, example prompt) of the prompt-hacking pages; English pages are read first."""
-    git_dir, commit, files = _files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     out, seen = [], set()
     for path in _docs_pages(files):
         if "prompt_hacking/" not in path or not path.split("prompt_hacking/", 1)[1].startswith(OFFENSIVE_PAGES) \
@@ -128,7 +122,7 @@ def learn_prompting_attacks(spec: str) -> list[tuple[str, str]]:
 
 def learn_prompting_prose(spec: str) -> list[tuple[str, str]]:
     """(language, run of paragraphs) of the pages that are not about prompt hacking."""
-    git_dir, commit, files = _files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     runs: dict[str, list[str]] = {}
     for path in _docs_pages(files):
         if "prompt_hacking" in path:
@@ -146,7 +140,7 @@ def learn_prompting_prose(spec: str) -> list[tuple[str, str]]:
 
 def matomo_issues(spec: str) -> list[str]:
     """Title and body of matomo-org/matomo's issues (not pull requests), HONEST_ISSUES by URL digest."""
-    git_dir, commit, files = _files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     issues = {}
     for path in sorted(p for p in files if p.startswith("data/matomo-org/matomo/") and p.endswith(".json")):
         for issue in json.loads(tr._git(git_dir, "show", f"{commit}:{path}")):
@@ -190,28 +184,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--final", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
     args = parser.parse_args()
-    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in args.final)}
-    unknown = sorted(set(mirrors) - set(SOURCES))
-    if unknown:
-        print(f"error: not a source of this set: {', '.join(unknown)}\nfix: give one of {', '.join(SOURCES)}")
+    mirrors = ev.named_sources(args.final, SOURCES)
+    if mirrors is None:
         return 2
     print("== ELEVENTH PASS FINAL SET: sources never read before, the shipped airlock ==")
     tally = run(mirrors)
     tally.print_groups(56)
-
-    def total(prefix: str) -> str:
-        return ev._ci(*[sum(v[i] for k, v in tally.counts.items() if k.startswith(prefix)) for i in (0, 1)])
 
     for name, prefix in (("agentdyn, in tool outputs", "attack: agentdyn-tool"), ("agentdyn goals as published",
                          "attack: agentdyn-goal"), ("hackaprompt as published", "attack: hackaprompt"),
                          ("learn prompting as published", "attack: learnprompting"), ("all planted", "planted:"),
                          ("honest matomo issues held", "honest: matomo"),
                          ("honest translated prose held", "honest: learnprompting")):
-        print(f"  TOTAL {name:34s} {total(prefix)}")
-    attacks = [v for k, v in tally.counts.items() if not k.startswith("honest")]
-    hit, seen = sum(a for a, _ in attacks), sum(n for _, n in attacks)
-    print(f"  TOTAL all attacks, as published and planted  {ev._ci(hit, seen)}")
-    print(f"  families fired: {dict(tally.fired.most_common())}")
+        print(f"  TOTAL {name:34s} {tally.total_of(prefix)}")
+    tally.print_attack_totals(38)
     return 0
 
 

@@ -46,7 +46,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import airlock_eval as ev  # noqa: E402
-import airlock_final11 as final11  # noqa: E402
 import airlock_train as tr  # noqa: E402
 
 INJECAGENT = "enkryptai/xInjectAgent"
@@ -63,7 +62,7 @@ INJECTED = "<Attacker Instruction>"  # InjecAgent's placeholder in a tool respon
 def injecagent(spec: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], int]:
     """(group, tool response) of every test case; (setting, injected text) once per setting; and
     how many responses did not match their template (their injected text is not taken)."""
-    git_dir, commit, files = final11._files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     outputs, injected, unmatched = [], {}, 0
     for path in sorted(files):
         match = re.fullmatch(r"data/test_cases_(dh|ds)_(\w+)\.json", path)
@@ -104,7 +103,7 @@ def _sep_task_data(raw: dict) -> list[str]:  # type: ignore[type-arg]
 
 def _sep_sample(spec: str) -> tuple[list[dict[str, str]], list[str]]:
     """SEP's probes and the SEP_SAMPLE task data items (by SHA-256) given one each."""
-    git_dir, commit, _ = final11._files(spec)
+    git_dir, commit, _ = ev.source_tree(spec)
     probes = json.loads(tr._git(git_dir, "show", f"{commit}:SEP_dataset/source/probes.json"))
     raw = json.loads(tr._git(git_dir, "show", f"{commit}:SEP_dataset/interim_data_files/raw_data.json"))
     return probes, tr._capped(_sep_task_data(raw), SEP_SAMPLE)
@@ -139,7 +138,7 @@ def _js_string(literal: str) -> str:
 def pincer(spec: str) -> tuple[list[tuple[str, str]], int]:
     """(category, payload) of every payload written as string literals; and how many were skipped
     (built by code, or a multi-turn turn that is not an exploit)."""
-    git_dir, commit, files = final11._files(spec)
+    git_dir, commit, files = ev.source_tree(spec)
     out, skipped = [], 0
     for path in sorted(p for p in files if re.fullmatch(r"src/lib/attacks/(?!index\.)[a-z-]+\.ts", p)):
         source = tr._git(git_dir, "show", f"{commit}:{path}")
@@ -160,7 +159,7 @@ def pincer(spec: str) -> tuple[list[tuple[str, str]], int]:
 
 def datasets_issues(spec: str) -> list[str]:
     """Title and body of huggingface/datasets' issues (not pull requests), HONEST_ISSUES by URL digest."""
-    git_dir, commit, _ = final11._files(spec)
+    git_dir, commit, _ = ev.source_tree(spec)
     archive = zipfile.ZipFile(io.BytesIO(tr._git_bytes(git_dir, "show", f"{commit}:datasets-issues.zip")))
     issues = {}
     for name in archive.namelist():
@@ -214,19 +213,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--final", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
     args = parser.parse_args()
-    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in args.final)}
-    unknown = sorted(set(mirrors) - set(SOURCES))
-    if unknown:
-        print(f"error: not a source of this set: {', '.join(unknown)}\nfix: give one of {', '.join(SOURCES)}")
+    mirrors = ev.named_sources(args.final, SOURCES)
+    if mirrors is None:
         return 2
     print("== TWELFTH PASS FINAL SET (air12): sources never read before; counts only ==")
     tally, notes = run(mirrors)
     for note in notes:
         print(f"  {note}")
     tally.print_groups(58)
-
-    def total(*prefixes: str) -> str:
-        return ev._ci(*[sum(v[i] for k, v in tally.counts.items() if k.startswith(prefixes)) for i in (0, 1)])
 
     for name, prefix in (
         ("injecagent tool outputs", "attack: injecagent-tool-output"),
@@ -238,13 +232,11 @@ def main() -> int:
         ("honest datasets issues held", "honest: datasets issue"),
         ("honest sep task data held", "honest: sep"),
     ):
-        print(f"  TOTAL {name:36s} {total(prefix)}")
+        print(f"  TOTAL {name:36s} {tally.total_of(prefix)}")
     for source in ("injecagent", "sep", "pincer"):
-        print(f"  TOTAL {source + ', as published and planted':36s} {total(f'attack: {source}', f'planted: {source}')}")
-    attacks = [v for k, v in tally.counts.items() if not k.startswith("honest")]
-    hit, seen = sum(a for a, _ in attacks), sum(n for _, n in attacks)
-    print(f"  TOTAL all attacks, as published and planted    {ev._ci(hit, seen)}")
-    print(f"  families fired: {dict(tally.fired.most_common())}")
+        both = tally.total_of(f"attack: {source}", f"planted: {source}")
+        print(f"  TOTAL {source + ', as published and planted':36s} {both}")
+    tally.print_attack_totals(40)
     return 0
 
 

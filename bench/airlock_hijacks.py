@@ -58,12 +58,6 @@ def unread(text: str) -> bool:
     return hashlib.sha256(text.encode()).hexdigest()[0] >= "8"
 
 
-def _spec(spec: str) -> tuple[str, str, list[str]]:
-    git_dir, _, commit = spec.rpartition("@")
-    commit = tr._git(git_dir, "rev-parse", commit).strip()
-    return git_dir, commit, tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
-
-
 def _level_prompts(data: object) -> list[str]:
     """Every `{"level_N": {"prompt": ...}}` prompt in a submission JSON (or a list of them)."""
     if isinstance(data, list):
@@ -79,7 +73,7 @@ def _level_prompts(data: object) -> list[str]:
 
 
 def hackaprompt(spec: str) -> list[str]:
-    git_dir, commit, files = _spec(spec)
+    git_dir, commit, files = ev.source_tree(spec, show=False)
     documents = []
     for path in files:
         if path.endswith(".json") and (path.startswith("public/data/submissions") or path == "submission.json"):
@@ -98,7 +92,7 @@ def hackaprompt(spec: str) -> list[str]:
 
 def guide_examples(spec: str) -> list[tuple[str, str]]:
     """(language, example prompt) of the guide's pages about attacks; English pages first."""
-    git_dir, commit, files = _spec(spec)
+    git_dir, commit, files = ev.source_tree(spec, show=False)
     pages = sorted((m.group(1) != "en", p) for p in files if (m := _ATTACK_PAGE.match(p)))
     out, seen = [], set()
     for _, path in pages:
@@ -131,13 +125,11 @@ def main() -> int:
     parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
     parser.add_argument("--show-misses", action="store_true", help="print the development part's misses")
     args = parser.parse_args()
-    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in args.mirror)}
-    unknown = sorted(set(mirrors) - set(SOURCES))
-    if unknown:
-        print(f"error: not a source of this set: {', '.join(unknown)}\nfix: give one of {', '.join(SOURCES)}")
+    mirrors = ev.named_sources(args.mirror, SOURCES)
+    if mirrors is None:
         return 2
     for name, spec in sorted(mirrors.items()):
-        print(f"  {name} {_spec(spec)[1]}")
+        print(f"  {name} {ev.source_tree(spec, show=False)[1]}")
     hosts = lang.load([f"{n}={mirrors[n]}" for n in lang.HOSTS if n in mirrors], 0)[2]
     rng = random.Random(tr.SEED)
     parts = {"UNREAD": ev.Tally(), "development": ev.Tally()}
