@@ -357,6 +357,20 @@ PROJECTS = [
             "blind18b"),
     Project("standard/standard", "be621152d2c0a23079296035bb26e57cebe2f319", "CHANGELOG.md", "v{v}",
             r"^## \[{v}\] ", "blind18b"),
+    # blind19: fetched on 2026-12-07 14:18 UTC (Python projects: a terminal UI framework, an installer, an HTTP
+    # transport, a packaging core, a string-escaping library, a date library), configured by their heading lines
+    # only; sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("Textualize/textual", "1d99508b928a771b51e1a527319c6b87dcff9e05", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\] - ", "blind19"),
+    Project("pypa/pip", "6d309205789d368b2749d93fd6193d584811efd5", "NEWS.rst", "{v}", r"^{v} \(", "blind19"),
+    Project("encode/httpcore", "98209758cc14e1a5f966fe1dfdc1064b94055d8c", "CHANGELOG.md", "{v}",
+            r"^## (?:Version )?{v} \(", "blind19"),
+    Project("python-poetry/poetry-core", "c4d922c3183763f19b790c5123b5f9d4f5fa9eaf", "CHANGELOG.md", "{v}",
+            r"^## \[{v}\] - ", "blind19"),
+    Project("pallets/markupsafe", "1251593f6b0e3b45f2cc8aba662622bc22d6a5e2", "CHANGES.rst", "{v}",
+            r"^Version {v}\s*$", "blind19"),
+    Project("arrow-py/arrow", "b247ad073d4c350270528edb5afff8e7f4f7d9e4", "CHANGELOG.rst", "{v}", r"^{v} \(",
+            "blind19"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -1012,7 +1026,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15",
+    sets = ["blind19", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15",
             "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
