@@ -1026,8 +1026,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind19", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15",
-            "blind14", "blind13",
+    sets = ["blind19", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b",
+            "blind15", "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]

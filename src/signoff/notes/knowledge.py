@@ -401,6 +401,7 @@ class Knowledge:
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
         paths: set[str] = set()
+        renamed: dict[str, tuple[str, int]] = {}  # a fragment's number, renamed: its new number, by which commit
         for c in commits:
             self.hashes.append(c["hash"])
             is_merge = len(c["parents"]) > 1
@@ -426,6 +427,9 @@ class Knowledge:
                         new_names.add(name)
             for f in c["files"]:
                 paths.add(f["path"])
+                if f.get("old_path") and (old := _FRAGMENT.search(f["old_path"])) and \
+                        (new := _FRAGMENT.search(f["path"])) and old.group(1) != new.group(1):
+                    renamed.setdefault(old.group(1), (new.group(1), len(self.carriers)))
                 if (package := _PACKAGE.match(f["path"])) is not None:
                     self.project_words |= words(package.group(1).replace("-", " ").replace("_", " "))
                 added += f["added"]
@@ -463,6 +467,7 @@ class Knowledge:
         over = {c.own for c in self.carriers if c.own and len(c.parents) > 1 and _BRANCH_MERGE.match(c.subject)}
         for carrier in self.carriers:
             carrier.carried_over = carrier.own in over and len(carrier.parents) <= 1
+        self._rename_fragments(renamed)
         self.commit_months = {d[:7] for d in self.commit_days}
         self.head_days = set(head_days)
         in_range = set(self.hashes) | ({head} if head else set())
@@ -567,6 +572,26 @@ class Knowledge:
         self.accounts |= {h for h in carrier.handles if not BOTS.search(h)}
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
+
+    def _rename_fragments(self, renamed: dict[str, tuple[str, int]]) -> None:
+        """A fragment a later commit of the range renames names its entry by its new name (pip 26.1's "Rename
+        12018.bugfix.rst to 9243.bugfix.rst (#13926)", a week after "Allow unpinned requirements to use hashes
+        from constraints (#13887)" wrote it under another issue's number): the commit that wrote it carries the
+        new number, and the old one only where its message says it. (Commits come newest first: the renaming
+        one is earlier in the list than the one it corrects.)"""
+        for old, (new, by) in renamed.items():
+            for at, carrier in enumerate(self.carriers):
+                if at <= by or old not in carrier.fragments:
+                    continue
+                carrier.fragments = (carrier.fragments - {old}) | {new}
+                if old not in carried_refs(carrier.subject + "\n" + carrier.body):
+                    carrier.refs.discard(old)
+                    self.by_ref[old] = [x for x in self.by_ref.get(old, []) if x is not carrier]
+                    if not self.by_ref[old]:
+                        del self.by_ref[old]
+                carrier.refs.add(new)
+                if carrier not in self.by_ref.setdefault(new, []):
+                    self.by_ref[new].append(carrier)
 
     def own_commit(self, item_words: set[str], merged: bool = False) -> Carrier | None:
         """The commit an item describes: the one whose title shares most of the item's words, when
