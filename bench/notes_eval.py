@@ -713,7 +713,13 @@ class Truth:
         from signoff.notes.knowledge import words
 
         own = self.k.own_commit(words(line))
-        return own is not None and number in own.refs
+        if own is None:
+            return False
+        # the merge that brought the item's commit in carries its number too: mongoose 9.9.1's "#16413" item is
+        # the commit saying "re: #16413", which "Merge pull request #16414 from Automattic/vkarpov15/gh-16413"
+        # merged; #16414 is no wrong number for it
+        return number in own.refs or any(number in m.refs for m in self.k.carriers if len(m.parents) > 1
+                                         and any(b.hash == own.hash for b in self.k._branch(m)))
 
 
 def credit(k: Any, line: str, handle: str, section: str = "") -> str:

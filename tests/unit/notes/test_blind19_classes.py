@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from signoff.notes.knowledge import Knowledge
@@ -35,3 +36,32 @@ def test_a_fragment_a_later_commit_renames_names_its_entry_by_its_new_name() -> 
     other = ("- Allow URL constraints to apply to requirements with extras. (`#12018 "
              "<https://github.com/pypa/pip/issues/12018>`_)\n")
     assert _unsupported(k, other, "NEWS.rst") == set()
+
+
+def _planter() -> Any:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "bench" / "notes_eval.py"
+    spec = importlib.util.spec_from_file_location("notes_eval", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("notes_eval", module)  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return sys.modules["notes_eval"]
+
+
+def test_the_planter_takes_the_merge_that_brought_the_item_commit_for_one_carrying_its_number() -> None:
+    # mongoose 9.9.1 (blind18b, bench): the item citing #16413 is the commit saying "re: #16413", merged by "Merge
+    # pull request #16414 from Automattic/vkarpov15/gh-16413"; the planter took #16414 for a wrong number
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Merge pull request #16414 from Automattic/vkarpov15/gh-16413", "",
+                parents=(3, 2)),
+        _commit(2, "fix(populate): handle nested arrays of subdocuments when populating", "re: #16413",
+                parents=(3,)),
+        _commit(3, "chore: release 9.9.0", parents=(4,))])
+    truth = object.__new__(_planter().Truth)
+    truth.k = k
+    line = "* fix(populate): handle nested arrays of subdocuments when populating #16413"
+    assert truth.carried(line, "16413") and truth.carried(line, "16414")
+    assert not truth.carried(line, "16415")
