@@ -84,6 +84,7 @@ STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with 
 CHANCE = 2  # words a long pull request's messages may share with any item by chance
 TOLD = 5  # words of a pull request's messages an item retelling them shares at least (`_off_title`)
 LARGE_DIFF = 1000  # words of a diff that holds most words of any item
+BRANCH_OF_ONE = 50  # commits a pull request's branch holds at most: a longer one is a release line merged
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
 # the words a commit writing the changelog says of itself, and of no change
@@ -357,6 +358,7 @@ class Knowledge:
         self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
         self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
         self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
+        self._merged_as: dict[str, Carrier | None] = {}  # the pull request merge that brought a commit in, by hash
         # The names git gives each account it knows in the range (`known_as`), normalised.
         self._known_as: dict[str, set[str]] = {}
         # the words of the project's name (`js-yaml`: `yaml`): of its package folders (`lib/js-yaml/`,
@@ -901,6 +903,30 @@ class Knowledge:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         return ""
 
+    def _wrong_merge(self, role: str, n: str, own: Carrier, item_refs: set[str], carriers: list[Carrier],
+                     issues_cited: bool = False) -> str:
+        """Why a pull request reference no commit of the range carries is contradicted by the pull request
+        that merged the item's own commit, or "": a commit naming no number that a pull request's branch
+        brought in is numbered by that pull request (markupsafe 3.0.0's "Declare free-threaded support" of "Build
+        Python 3.13 wheels (#461)", written as `:pr:`461``). Only a pull request's merge of a short branch: a
+        merge of one branch into another (a release line) brings changes of many pull requests. A bare `#N`
+        below that number, in a changelog citing issues, may be the issue it fixed (as in `_wrong_pr`)."""
+        if carriers or own.own or own.named or len(own.parents) > 1:
+            return ""
+        if own.hash not in self._merged_as:
+            self._merged_as[own.hash] = None
+            for m in self.carriers:
+                if len(m.parents) > 1 and m.own and not _BRANCH_MERGE.match(m.subject):
+                    branch = self._branch(m, BRANCH_OF_ONE)
+                    if len(branch) < BRANCH_OF_ONE and any(b is own for b in branch):
+                        self._merged_as[own.hash] = m
+                        break
+        merge = self._merged_as[own.hash]
+        if merge is None or merge.own is None or merge.own in item_refs or (
+                issues_cited and role == "any" and int(n) < int(merge.own)):
+            return ""
+        return f"git says #{merge.own} ({merge.hash[:10]}: {merge.subject[:60]})"
+
     @staticmethod
     def _wrong_issue(n: str, own: Carrier, item_refs: set[str], test: bool = False) -> str:
         """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
@@ -1363,7 +1389,8 @@ class Knowledge:
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
-                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))
+                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n))
+                or self._wrong_merge(claim.role, n, own, item_refs, carriers, issues_cited or _labelled(item, n)))
             if wrong and self._twin_elsewhere(n, own):
                 return Verdict(claim, "supported")
             if wrong:

@@ -8,7 +8,7 @@ from typing import Any
 
 from signoff.notes.knowledge import Knowledge
 
-from .test_knowledge_classes import _commit, _unsupported
+from .test_knowledge_classes import _commit, _hash, _unsupported
 
 
 def _renamed(n: int, subject: str, old: str, new: str) -> dict[str, Any]:
@@ -65,3 +65,19 @@ def test_the_planter_takes_the_merge_that_brought_the_item_commit_for_one_carryi
     line = "* fix(populate): handle nested arrays of subdocuments when populating #16413"
     assert truth.carried(line, "16413") and truth.carried(line, "16414")
     assert not truth.carried(line, "16415")
+
+
+def test_a_commit_a_pull_request_merged_is_numbered_by_that_pull_request() -> None:
+    # markupsafe 3.0.0 (blind19, bench, once the planter read merges): "Support Python 3.13 and its experimental
+    # free-threaded build. :pr:`461`" is "Declare free-threaded support", a commit of the branch "Build Python 3.13
+    # wheels (#461)" merged; the planted `:pr:`462``, which no commit carries, was "not checkable"
+    k = Knowledge("v1..v2", _hash(1), [], [
+        _commit(1, "Build Python 3.13 wheels (#461)", parents=(4, 2)),
+        _commit(2, "Declare free-threaded support", parents=(3,), paths=("pyproject.toml",)),
+        _commit(3, "Build free-threaded wheels", parents=(4,), paths=(".github/workflows/publish.yaml",)),
+        _commit(4, "Simplify speedups implementation (#437)", parents=(5,))])
+    item = "-   Declare free-threaded support for Python 3.13. :pr:`{n}`\n"
+    assert _unsupported(k, item.format(n=461), "CHANGES.rst") == set()
+    assert _unsupported(k, item.format(n=462), "CHANGES.rst") == {":pr:`462`"}
+    # an issue the change fixed is no pull request: not contradicted by the merge's number
+    assert _unsupported(k, "-   Declare free-threaded support for Python 3.13. :issue:`455`\n", "CHANGES.rst") == set()
