@@ -15,8 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind18` and `blind18b` (fetched on 2026-12-07 12:30 UTC, as
-`blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as `blind8`), `blind16` (fetched on
+Sets, reported in this order: `blind19` (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
+`blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
+UTC, as `blind8`), `blind16` (fetched on
 2026-12-07 08:58 UTC, as `blind8`),
 `blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
