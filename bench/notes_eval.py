@@ -716,10 +716,11 @@ class Truth:
         own = self.k.own_commit(words(line))
         if own is None:
             return False
-        # the merge that brought the item's commit in carries its number too: mongoose 9.9.1's "#16413" item is
-        # the commit saying "re: #16413", which "Merge pull request #16414 from Automattic/vkarpov15/gh-16413"
-        # merged; #16414 is no wrong number for it
-        return number in own.refs or any(number in m.refs for m in self.k.carriers if len(m.parents) > 1
+        # the pull request whose merge brought the item's commit in is the item's too: mongoose 9.9.1's "#16413"
+        # item is the commit saying "re: #16413", which "Merge pull request #16414 from Automattic/vkarpov15/gh-16413"
+        # merged; #16414 is no wrong number for it (only the merge's own number: other numbers its message names,
+        # sqlite-utils' "Compound foreign key support (PR #770)" naming #530, are no more the item's than before)
+        return number in own.refs or any(m.own == number for m in self.k.carriers if len(m.parents) > 1
                                          and any(b.hash == own.hash for b in self.k._branch(m)))
 
 
