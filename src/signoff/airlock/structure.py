@@ -153,6 +153,13 @@ _DATA_LINE = compile_re(r"^\s*(?:- +\S|\"[^\"]{1,60}\"\s*:|[\w.-]{1,60}\s*:(?:\s
 _DATA_KEY = compile_re(r"^(?:\"[^\"]{1,60}\"|[\w.-]{1,60})\s*:(?:\s|$)")
 _QUOTED_VALUE = compile_re(r":\s+[\"'].{10,}[\"'],?$")
 MIN_DATA_BLOCK = 3  # lines in a row: a tool's output pasted or returned without a fence
+# A report's own labels ("Title: Returning visitor breaks pagination" above its list of steps): a
+# label over a Markdown list is a report, not a record.
+_REPORT_LABEL = compile_re(
+    r"(?i)^(?:title|summary|subject|steps(?: to reproduce)?|repro(?:duction)?(?: steps)?|expected(?: result| "
+    r"behaviou?r| outcome)?|actual(?: result| behaviou?r| outcome)?|observed|environment|versions?|platform|"
+    r"notes?)\s*:"
+)
 MAX_CSV_CELL = 60  # characters of a CSV row's fields before its last
 # an identifier glued to a sentence ("External_Send a link ... to Alice."): a channel's or a file's
 # name an attacker chose; an identifier has no spaces, so what follows its last "_" is read alone
@@ -245,10 +252,17 @@ def _data_blocks(lines: list[str]) -> set[int]:
         keyed = [one for one in run if not one.startswith(("- ", "[", "]", "{", "}"))]
         nested = sum(1 for one in run if one.startswith(("- ", "[", "]", "{", "}", '"')))
         quoted = sum(1 for one in keyed if _QUOTED_VALUE.search(one) is not None)
-        if len(run) >= MIN_DATA_BLOCK and keyed and (nested or quoted >= 2):
+        if len(run) >= MIN_DATA_BLOCK and keyed and (nested or quoted >= 2) and not _labelled_list(run, keyed):
             out.update(range(number - len(run), number))
         run = []
     return out
+
+
+def _labelled_list(run: list[str], keyed: list[str]) -> bool:
+    """A report's labels over a Markdown list: every key a report's label, no value quoted, no list
+    item that is itself a key with its value (a record's "- title: ..." is one)."""
+    return all(_REPORT_LABEL.search(one) is not None and _QUOTED_VALUE.search(one) is None for one in keyed) \
+        and not any(one.startswith("- ") and _DATA_KEY.search(one[2:].lstrip()) is not None for one in run)
 
 
 _ESCAPES = {"n": "\n", "r": "", "t": " ", '"': '"', "\\": "\\", "/": "/"}
