@@ -781,11 +781,6 @@ _MULTILINGUAL = [
     r"\b(?:abaikan|lupakan)(?: semua)? (?:instruksi|perintah|petunjuk|arahan)(?: sebelumnya| di atas)?\b",
     # Vietnamese
     r"\b(?:bo qua|phot lo|quen)(?: tat ca)?(?: cac)? (?:huong dan|chi dan|lenh|chi thi)(?: truoc(?: [dđ]o)?| tren)?\b",
-    # any language: an imperative to drop followed by the word for instructions, or the object first in
-    # the languages that put it first (Japanese, Korean, Hindi, Turkish); machine translations vary the
-    # qualifier ("ci-dessus", "ऊपर दिए गए", "trước đó"), so none is required
-    rf"(?:{_DROP_VO})[^.!?\n]{{0,40}}?(?:{_INSTRUCTION_WORDS})",
-    rf"(?:{_INSTRUCTION_WORDS})[^.!?\n]{{0,24}}?(?:{_DROP_OV})",
     # the question dropped and the answer dictated, in the same languages (object first where it comes first)
     rf"(?:{_DROP_VO})[^.!?\n]{{0,40}}?(?:{_QUESTION_WORDS})[^\n]{{0,60}}?(?:{_OUTPUT_VERBS})",
     rf"(?:{_QUESTION_WORDS})[^.!?\n]{{0,24}}?(?:{_DROP_OV})[^\n]{{0,60}}?(?:{_OUTPUT_VERBS})",
@@ -824,17 +819,53 @@ _MULTILINGUAL = [
 ]
 
 
+# Any language: an imperative to drop followed by the word for instructions, or the object first in
+# the languages that put it first (Japanese, Korean, Hindi, Turkish); machine translations vary the
+# qualifier ("ci-dessus", "ऊपर दिए गए", "trước đó"), so none is required.
+_DROPPED_INSTRUCTIONS = [
+    rf"(?:{_DROP_VO})[^.!?\n]{{0,40}}?(?:{_INSTRUCTION_WORDS})",
+    rf"(?:{_INSTRUCTION_WORDS})[^.!?\n]{{0,24}}?(?:{_DROP_OV})",
+]
+# ... but what an installation guide says drops a program's message and follows the instructions
+# ("Se usate Windows, ignorate il messaggio e seguite le istruzioni", "Abaikan saja peringatan itu,
+# lalu jalankan perintah berikut"): the object dropped is a warning, the instructions are followed.
+_SOFTWARE_MESSAGES = (
+    r"\b(?:warnings?|messages?|notices?|alerts?|pop-?ups?|dialog\w*|errors?|avviso|avvisi|avvertimento|messaggio|"
+    r"messaggi|avvertenza|aviso|avisos|advertencia|mensaje|mensajes|avertissement|message|alerte|warnung|meldung|"
+    r"hinweis|fehlermeldung|mensagem|alerta|waarschuwing|melding|ostrzezenie|komunikat|uyari\w*|mesaj\w*|"
+    r"peringatan|pesan|notifikasi|canh bao|thong bao|avis)\b|"
+    r"предупреждени\w*|сообщени\w*|попередженн\w*|повідомленн\w*|警告|提示|消息|訊息|メッセージ|경고|메시지|चेतावनी|"
+    r"संदेश|تحذير|رسالة"
+)
+_FOLLOW_VERBS = (
+    r"\b(?:segui|seguite|seguire|sigue|siga|sigan|seguir|segue|sigam|suivez|suis|suivre|folge|folgen|befolge|"
+    r"befolgen|volg|volgen|postepuj|wykonaj|takip|izle|ikuti|ikutilah|jalankan|follow|read|lee|lea|lisez|lis|lies|"
+    r"lesen|leggi|leggete|leia|leiam|lees|run|ejecuta|ejecute|executez|execute|esegui|eseguite|fuhre|fuhren|voer|"
+    r"uruchom|calistir|lam theo)\b|"
+    r"следуй\w*|выполни\w*|прочитай\w*|дотримуй\w*|викона\w*|прочитай\w*|按照|遵循|执行|執行|に従|따르|पालन|اتبع|نفذ"
+)
+# the message named, perhaps with what it is of or which one ("el mensaje de advertencia",
+# "peringatan itu"), then "and" and the following: "el mensaje anterior" (the previous one) is the
+# conversation's, and dropping it is an override
+_AND_THEN = r",? (?:e|ed|y|et|und|and|en|i|ve|dan|lalu|kemudian|then|puis|ensuite|dann|poi|и|і|та)(?: poi| then)?"
+_A_MESSAGE_DROPPED = compile_re(
+    rf"^(?:{_DROP_VO})(?: \S+){{0,3}}? ?(?:{_SOFTWARE_MESSAGES})(?: (?:de|di|d'\S+|des|du|del|della|von|der|of|"
+    rf"itu|ini|that|this|questo|ce|este|ese|dieses?|diese)(?: \S+)?)?{_AND_THEN} (?:\S+ )?(?:{_FOLLOW_VERBS})"
+)
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
     pattern: Pattern
     view: str  # "folded" or "plain"
+    unless: Pattern | None = None  # a match that this also matches is no hit (RE2 has no lookaround)
 
 
-def _family(name: str, parts: list[str], view: str = "folded") -> Family:
+def _family(name: str, parts: list[str], view: str = "folded", unless: Pattern | None = None) -> Family:
     # multi-line: the scanner joins sentences with "\n", so "^" and "$" mean the start and end of a
     # sentence and one pass reads them all
-    return Family(name, compile_re("(?m)" + alternation(parts)), view)
+    return Family(name, compile_re("(?m)" + alternation(parts)), view, unless)
 
 
 # The same announced order set apart by emphasis on one line ("**URGENT NEW TASK** ...", "*** NEW
@@ -856,6 +887,7 @@ RULES: tuple[Family, ...] = (
     _family(ENCODED_PAYLOAD, _ENCODED),
     _family(SEVERITY_MANIPULATION, _SEVERITY, view="plain"),  # "sev1" and "p0" must not be leet-folded
     _family(MULTILINGUAL_OVERRIDE, _MULTILINGUAL, view="plain"),
+    _family(MULTILINGUAL_OVERRIDE, _DROPPED_INSTRUCTIONS, view="plain", unless=_A_MESSAGE_DROPPED),
     _family(DICTATED_CODE, _DICTATED, view="plain"),  # code keeps its digits and punctuation
     _family(EXFILTRATION, _EXFIL, view="plain"),
     _family(ACCOUNT_TAKEOVER, _TAKEOVER),

@@ -10,7 +10,7 @@ One pass over the lines; RE2 patterns."""
 
 from __future__ import annotations
 
-from signoff.airlock._re import compile_re
+from signoff.airlock._re import Pattern, compile_re
 
 # `git log --graph` draws its lanes before every line: "*   commit ...", "|\  Merge: ...", "| | ..."
 _LANES = r"[*|\\/ ]*"
@@ -47,9 +47,19 @@ _GRAPH_COMMIT = compile_re(r"(?m)^[*|\\/ ]*[*|\\/][*|\\/ ]* commit [0-9a-f]{7,40
 _LANE_PREFIX = compile_re(r"(?m)^[*|\\/ ]*[|\\/][*|\\/ ]*")
 
 
+# The same list in the pull request itself, as the forge's API returns it (an issues endpoint
+# lists pull requests too): under Dependabot's own heading for it, and only there.
+_BOT_COMMANDS_HEADING = compile_re(r"(?m)^(?:<summary>)?Dependabot commands and options(?:</summary>)?\s*$")
+_PR_BOT_COMMAND = compile_re(r"^()- `@dependabot [a-z <>-]{1,60}` will ")
+
+
 def settle_merges(text: str) -> str:
-    """`text` with the merge subjects of a pasted git log in the past tense, and the lanes of a
-    `git log --graph` drawn as one; unchanged without one."""
+    """`text` with the merge subjects of a pasted git log in the past tense, the lanes of a `git
+    log --graph` drawn as one, and Dependabot's list of its commands in a pull request's body
+    described; unchanged without them."""
+    if "@dependabot" in text and (heading := _BOT_COMMANDS_HEADING.search(text)) is not None:
+        text = text[: heading.end] + "\n".join(
+            _described_command(line, _PR_BOT_COMMAND) for line in text[heading.end :].split("\n"))
     if "commit " not in text:
         return text
     if "Merge" in text or "@dependabot" in text:
@@ -87,12 +97,21 @@ def _settle(text: str) -> str:
 
 def _settle_body_line(line: str) -> str:
     """A line of a commit's message body with what a bot or a forge wrote there settled."""
-    if "@dependabot" in line and (command := next(_BOT_COMMAND.groups(line), None)) is not None:
-        indent = command[2][0] or ""
-        rest = line[command[1]:]
-        name = line[len(indent) + len("- `@dependabot "): command[1] - len("` will ")]
-        return f"{indent}- the Dependabot command '{name}' is described: it would {rest}"
+    if "@dependabot" in line:
+        line = _described_command(line, _BOT_COMMAND)
     if "Merge pull request" in line and (merge := next(_HTML_MERGE.groups(line), None)) is not None:
         indent = merge[2][0] or ""
         return indent + "Merged" + line[len(indent) + len("Merge"):]
     return line
+
+
+def _described_command(line: str, command_line: Pattern) -> str:
+    """A line of Dependabot's command list ("- `@dependabot rebase` will rebase this PR") as the
+    description it is; any other line as it is."""
+    command = next(command_line.groups(line), None) if "@dependabot" in line else None
+    if command is None:
+        return line
+    indent = command[2][0] or ""
+    rest = line[command[1]:]
+    name = line[len(indent) + len("- `@dependabot "): command[1] - len("` will ")]
+    return f"{indent}- the Dependabot command '{name}' is described: it would {rest}"

@@ -70,10 +70,12 @@ _DICTATED_OUTPUT = compile_re(
 )
 
 # Markup or script the reader is told to put into its answer: rendered, it runs in the reader's client.
+# The answer is named as a word, not as markup: a report's own HTML ("<details><summary>View the
+# screenshot</summary><img ...>", as webcompat's reporter writes every report) names no answer.
+_ANSWER_WORD = r"(?:^|[^</\w])(?:response|answer|reply|output|summary|completion)(?:[^>\w]|$)"
 _MARKUP_INTO_OUTPUT = compile_re(
-    r"(?:<script|onerror ?=|onload ?=|javascript:|<iframe|<img |<svg|<a href)[^\n]{0,300}\b(?:response|answer|"
-    r"reply|output|summary|completion)\b|\b(?:response|answer|reply|output|summary|completion)\b[^\n]{0,300}"
-    r"(?:<script|onerror ?=|onload ?=|javascript:|<iframe|<svg)"
+    r"(?:<script|onerror ?=|onload ?=|javascript:|<iframe|<img |<svg|<a href)[^\n]{0,300}" + _ANSWER_WORD + "|"
+    + _ANSWER_WORD + r"[^\n]{0,300}(?:<script|onerror ?=|onload ?=|javascript:|<iframe|<svg)"
 )
 # The same order in other languages (plain view: accents stripped from Latin letters).
 _DICTATED_OTHER = compile_re(
@@ -516,6 +518,38 @@ _CODE_KINDS = frozenset(("code comment", "docstring", "string literal"))
 _UNJUDGED = frozenset(("link path", "link query"))  # an address's path is a slug, not an order
 # a program's own message ("Please report this error!") and mail footers are no task for the reader
 _MESSAGE = compile_re(r"\b(?:errors?|warnings?|fail\w*|reply to this email directly|view it on github|unsubscribe)\b")
+# What a tracker's issue template, or a reporter, says to the people of the tracker, inside a
+# record's body or a template's HTML comment: it sends the reporter elsewhere with questions, asks
+# for reproduction material, points to documentation, or begs for help with the reporter's own
+# problem. Nothing in it is a principal's task ("Please ask questions on Stack Overflow", "Provide
+# a minimal repository link", "Visit ... for more info", "Please tell me what I'm doing wrong").
+_TRACKER_TALK = compile_re(
+    r"^(?:please |kindly |can (?:you|someone|anyone) |could (?:you|someone|anyone) )?(?:"
+    r"ask (?:your |any |all |usage |support )?(?:questions?|for help|for support)\b|"
+    r"(?:provide|share|post|attach|include|add|create|upload|link) (?:us |me )?(?:an? |the |your |some )?"
+    r"(?:minimal |small |reduced |simple |standalone |public |reproducible |runnable |working |live )*"
+    r"(?:repro\w*|reproduction|example|sandbox|codesandbox|jsfiddle|fiddle|codepen|stackblitz|gist|"
+    r"repository|repo|test ?case|snippet|screenshots?|screen recording)\b|"
+    r"(?:tell|show|help|explain to) (?:me|us) (?:what|why|how|where|whether|if) (?:i|i'm|i am|i've|we|we're|"
+    r"we are|my|our)\b)|\bfor (?:more|further|additional) (?:info|information|details)\b|\bfor instructions\b"
+)
+# ... unless it asks for what a thief wants ("share a gist with the contents of ~/.ssh/id_rsa")
+_SECRET_WORDS = compile_re(
+    r"\b(?:passwords?|passphrases?|credentials?|secrets?|tokens?|api[ _-]?keys?|private keys?|ssh|id_rsa|"
+    r"cookies?|session|wallet|seed phrase|\.env)\b"
+)
+# A repro step that only looks at a page ("Open http://... and scroll down the page"): it acts on
+# nothing.
+_LOOKING_STEP = compile_re(
+    r"^(?:please |then |now |first,? )?(?:open|visit|go to|navigate to|load|browse to)\b[^\n]{0,200}? and "
+    r"(?:then )?(?:scroll|look|see|notice|observe|watch|wait|hover|resize|zoom|reload|refresh)\b"
+)
+# A statement after a task's framing words: "Based on information on the site ..., the CSS
+# property should be prefixed" speaks of the CSS; "Based on the passage, answer ..." orders.
+_FRAMED_STATEMENT = compile_re(
+    r"^(?:based on|given|according to)\b[^,]{0,200}, (?:the|this|that|these|those|it|its|i|we|they|he|she|"
+    r"there|a|an|my|our|your)\b"
+)
 
 
 def in_data(text: str) -> list[tuple[str, str]]:
@@ -549,6 +583,13 @@ def in_data(text: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
+def _tracker_talk(head: str) -> bool:
+    """What the people of a tracker say to each other in a record or a template (`_TRACKER_TALK`,
+    `_LOOKING_STEP`, `_FRAMED_STATEMENT`), none of it asking for a secret."""
+    talk = any(rx.search(head) is not None for rx in (_TRACKER_TALK, _LOOKING_STEP, _FRAMED_STATEMENT))
+    return talk and _SECRET_WORDS.search(head) is None
+
+
 def _sentences(value: str) -> list[str]:
     for mark in ".!?;":
         value = value.replace(mark + " ", mark + "\n")
@@ -578,6 +619,8 @@ def _out_of_place(
         return False
     if addressed:  # an order to the reader named before it: no need to ask what it speaks of
         return True
+    if _tracker_talk(head):
+        return False
     if _CODE_MARK.search(_MASK.sub(" x ", plain)) is not None:
         return False
     if _BUG_WORDS.search(folded) is not None or _MESSAGE.search(folded) is not None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from signoff.airlock import families as fam
 from signoff.airlock import gitlog, intent, override, payloads, planted, signals, structure, suffix, turns, wordsalad
+from signoff.airlock._re import Span
 from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -235,12 +236,19 @@ def _scan_views(plain: str, folded: str, rules: tuple[fam.Family, ...]) -> list[
 
 def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     """One pass over the sentences (one per line; the patterns are multi-line), then the whole text."""
-    span = rule.pattern.search(sentences)
+    span = _search(rule, sentences)
     if span is not None:
         return f"sentence {sentences.count(chr(10), 0, span.start) + 1}"
-    if rule.pattern.search(whole) is not None:
+    if _search(rule, whole) is not None:
         return "whole text"
     return None
+
+
+def _search(rule: fam.Family, text: str) -> Span | None:
+    """The first match of a rule that its `unless` does not excuse."""
+    if rule.unless is None:
+        return rule.pattern.search(text)
+    return next((span for span in rule.pattern.finditer(text) if rule.unless.search(span.text) is None), None)
 
 
 def sentence_views(normalised: Normalised) -> tuple[list[str], list[str]]:

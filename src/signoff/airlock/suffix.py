@@ -154,14 +154,44 @@ def _comments_blanked(lines: list[str]) -> tuple[list[str], frozenset[int]]:
     return out, frozenset(comments)
 
 
+# A Python traceback pasted without a fence: a frame's header, the source line under it, and the
+# exception's own line after the last frame are code and a program's message, not a sentence
+# ("raise self.__createException(status, responseHeaders, output)" is no optimiser's salad).
+_FRAME = compile_re(r'^\s*File "[^"]+", line [0-9]+(?:, in \S+)?\s*$')
+_EXCEPTION_LINE = compile_re(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Fault)\b[^\n]*$")
+
+
+def _traceback_lines(lines: list[str]) -> frozenset[int]:
+    """The numbers of the lines of unfenced Python tracebacks: frame headers, the source line under
+    each, and the exception line that closes them."""
+    out: set[int] = set()
+    state = ""  # "frame": a header was read, its source line is next; "source": a frame is complete
+    for number, line in enumerate(lines):
+        if _FRAME.search(line) is not None:
+            out.add(number)
+            state = "frame"
+        elif state == "frame" and line.strip():
+            out.add(number)  # the frame's source line (the scan reads text whose indentation is gone)
+            state = "source"
+        elif state == "source" and _EXCEPTION_LINE.search(line.strip()) is not None:
+            out.add(number)
+            state = ""
+        else:
+            state = ""
+    return frozenset(out)
+
+
 def _tokens(lines: list[str], comments: frozenset[int] = frozenset()) -> list[_Token]:
     out: list[_Token] = []
     fenced = False
+    traceback = _traceback_lines(lines) if any('File "' in line for line in lines) else frozenset()
     for number, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
         if (fenced and number not in comments) or line.lstrip().startswith(">"):  # code, quoted mail
+            continue
+        if number in traceback:
             continue
         line = _neutralised(line)
         unmatched = _unmatched(line)
