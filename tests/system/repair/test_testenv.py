@@ -486,6 +486,32 @@ def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commit
     assert (tmp_path / "staged" / "tests" / "fixtures" / "other.md").read_text() == "base\n"
 
 
+def test_a_committed_helper_module_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dataclasses-json #297's fix adds the test's class to `tests/entities.py`, which the new test imports: the
+    person checks that module out beside the test, and the harness takes it as left, as a data file; a helper
+    a commit of the checked-out branch changed is the base's. The edits are listed once (one `git diff`)."""
+    test = "from tests.entities import New, Old\n\ndef test_x():\n    assert New and Old\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/test_x.py": "def test_x():\n    pass\n",
+                                        "tests/entities.py": "Old = 1\n", "tests/helpers.py": "H = 1\n",
+                                        "tests/conftest.py": "from tests.helpers import H\n"})
+    agent = git.commit_files(repo, base, {"tests/helpers.py": "H = 2  # the agent's\n"}, "tidy the helpers")
+    git.run(repo, "checkout", "-q", agent)
+    (repo / "tests" / "test_x.py").write_text(test)
+    (repo / "tests" / "entities.py").write_text("Old = 1\nNew = 2\n")
+    asked: list[tuple[str, ...]] = []
+    run = git.run
+
+    def counted(where: Path, *args: str, **kw: object) -> object:
+        asked.append(args[:2])
+        return run(where, *args, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(git, "run", counted)
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "entities.py").read_text() == "Old = 1\nNew = 2\n"
+    assert (tmp_path / "staged" / "tests" / "helpers.py").read_text() == "H = 1\n"
+    assert asked.count(("diff", "-z")) == 1
+
+
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
     """marshmallow's tests/ is a package: `from tests.base import x` reaches a helper inside the test
     file's own folder, which comes with the harness; `from pkg import y` (the project) still does not."""
