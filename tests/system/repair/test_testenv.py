@@ -43,6 +43,18 @@ def _staged(repo: Path, base: str, test: str, dest: Path) -> list[str]:
     return sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
 
 
+def _count_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The git commands run from now on, by their first two words."""
+    asked: list[tuple[str, ...]] = []
+    run = git.run
+
+    def counted(where: Path, *args: str, **kw: object) -> object:
+        asked.append(args[:2])
+        return run(where, *args, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(git, "run", counted)
+    return asked
+
+
 def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None:
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": PYPROJECT})
     plan = testenv.plan(repo, base, [], True, ["all"], "pytest==7.4.4")
@@ -499,13 +511,7 @@ def test_a_committed_helper_module_the_person_changed_is_frozen_as_left_and_a_co
     git.run(repo, "checkout", "-q", agent)
     (repo / "tests" / "test_x.py").write_text(test)
     (repo / "tests" / "entities.py").write_text("Old = 1\nNew = 2\n")
-    asked: list[tuple[str, ...]] = []
-    run = git.run
-
-    def counted(where: Path, *args: str, **kw: object) -> object:
-        asked.append(args[:2])
-        return run(where, *args, **kw)  # type: ignore[arg-type]
-    monkeypatch.setattr(git, "run", counted)
+    asked = _count_git(monkeypatch)
     _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
     assert (tmp_path / "staged" / "tests" / "entities.py").read_text() == "Old = 1\nNew = 2\n"
     assert (tmp_path / "staged" / "tests" / "helpers.py").read_text() == "H = 1\n"
@@ -664,13 +670,7 @@ def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp
     (repo / "tests" / "fixtures" / "exceptions" / "raiser.py").write_text("def raiser():\n    raise ValueError\n")
     (repo / "tests" / "fixtures" / "exceptions" / "scratch.py").write_text("x = 1\n")
     (repo / "tests" / "fixtures" / "expected.txt").write_text("the fix's data\n")
-    asked: list[tuple[str, ...]] = []
-    run = git.run
-
-    def counted(where: Path, *args: str, **kw: object) -> object:
-        asked.append(args[:2])
-        return run(where, *args, **kw)  # type: ignore[arg-type]
-    monkeypatch.setattr(git, "run", counted)
+    asked = _count_git(monkeypatch)
     staged = _staged(repo, base, "tests/ui/test_trace.py", tmp_path / "h")
     assert "tests/fixtures/exceptions/raiser.py" in staged and "tests/fixtures/exceptions/scratch.py" not in staged
     assert "tests/fixtures/expected.txt" in staged
