@@ -174,8 +174,19 @@ _PYTEST_DEPRECATION = re.compile(r"\b(pytest\.PytestRemovedIn\d+Warning|pytest\.
 _OWN_PLUGIN = re.compile(r"Error importing plugin \"([\w.]+)\": No module named '([\w.]+)'")
 
 
+# pytest refused a plugin whose hooks take arguments it no longer has (a plugin loaded by `-p` or a conftest's
+# `pytest_plugins`; one loaded by its entry point is left out by the guard).
+_REFUSED_PLUGIN = re.compile(r"PluginValidationError: Plugin '([^']+)' for hook '(\w+)'")
+
+
 def no_report_fix(detail: str) -> str:
     """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    refused = _REFUSED_PLUGIN.search(detail)
+    if refused:
+        return (f"this pytest refuses the plugin `{refused.group(1)}`: its `{refused.group(2)}` takes arguments this "
+                "pytest no longer passes (the plugin is older than it); pin the pytest of the project's time with "
+                "--pytest 'pytest<X' (X the release named in the evidence's installed list), or leave the plugin "
+                "out of what loads it")
     stale = _INCOMPATIBLE.search(detail)
     if stale:
         top = stale.group(2).split(".", 1)[0]

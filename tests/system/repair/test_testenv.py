@@ -213,6 +213,9 @@ def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
     own = no_report_fix("exit 4, no JUnit report; ERROR: Error importing plugin \"anyio\": No module named 'anyio'")
     assert own.startswith("`-p anyio` in the project's addopts loads its own pytest plugin") and "--runner" in own
     assert "leave that plugin out" in no_report_fix("ModuleNotFoundError: No module named 'sanic'")
+    refused = no_report_fix("exit 3, no JUnit report; pluggy._manager.PluginValidationError: Plugin 'flake8' for "
+                            "hook 'pytest_collect_file'")
+    assert "refuses the plugin `flake8`" in refused and "--pytest 'pytest<X'" in refused
 
 
 def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
