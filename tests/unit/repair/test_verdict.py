@@ -749,3 +749,14 @@ def test_regression_tests_whose_file_the_base_could_not_import_do_not_fail_on_ba
     # A candidate failing them with the base's own import error still has the base's code: as before.
     alike = summarize(NEIGHBOURS, [run(case(NEIGHBOURS[0]), case(NEIGHBOURS[1], "failed", False, lacks))])
     assert classify(base, summarize([EXPECT], unimportable), alike, regression_on_base=on_base)[0] != VERIFIED
+
+
+def test_an_installed_plugin_the_guard_left_out_is_noted_once_by_name() -> None:
+    from signoff.repair.verifier import refused_plugin_notes
+
+    line = ("signoff guard: the installed pytest plugin flake8 is left out of this run: this pytest refuses it "
+            "(PluginValidationError: Plugin 'flake8' for hook 'pytest_collect_file')\n")
+    runs = [Run("complete", "", [], 1, {"stderr": line}), Run("complete", "", [], 1, {"stderr": "x\n" + line}),
+            Run("complete", "", [], 0, {"stderr": ""}), Run("timeout")]
+    notes = refused_plugin_notes(runs)
+    assert len(notes) == 1 and notes[0].startswith("the installed pytest plugin flake8 was left out of the runs")
