@@ -219,14 +219,21 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         blob = git.read_file_at(repo, base, conftest)
         for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
             take(file_)
+    work_tree = _WorkTree(repo)
+    root = test_folder_of(rel)
+    # A helper of the test folder the person changed for the contract (dataclasses-json #297's fix adds the test's
+    # class to `tests/entities.py`, which the new test imports) is taken as left, as the test file and the test
+    # folder's data files are; the others as the base commits them.
+    edited = work_tree.edited(root) if root is not None else set()
     for name in dict.fromkeys(wanted):
         if name == rel or (dest / name).exists():
             continue
-        data = git.read_file_at(repo, base, name)
+        left = repo / name
+        data = left.read_bytes() if name in edited and left.is_file() and not left.is_symlink() else \
+            git.read_file_at(repo, base, name)
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
-    work_tree = _WorkTree(repo)
     for name in _placed_helpers(repo, base, rel, path.read_bytes(), work_tree):
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -399,6 +406,7 @@ class _WorkTree:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.listed: dict[str, tuple[list[str], set[str]]] = {}
+        self.changed: dict[str, set[str]] = {}
 
     def placed(self, root: str, committed: set[str]) -> list[str]:
         """The files a person put in the folder `root` of the work tree (as `git checkout FIX -- FILE`
@@ -412,6 +420,14 @@ class _WorkTree:
             self.listed[root] = (names, set(head.stdout.decode("utf-8", "surrogateescape").split("\0")))
         names, at_head = self.listed[root]
         return [n for n in names if n and n not in committed and n not in at_head]
+
+    def edited(self, root: str) -> set[str]:
+        """Uncommitted edits (staged or not) of files the branch commits below `root`: the person's, never a
+        commit's (`git checkout FIX -- FILE` of a file the base has too)."""
+        if root not in self.changed:
+            found = git.run(self.repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+            self.changed[root] = set(found.stdout.decode("utf-8", "surrogateescape").split("\0")) - {""}
+        return self.changed[root]
 
 
 def _placed_helpers(repo: Path, base: str, rel: str, source: bytes, work_tree: _WorkTree) -> list[str]:
@@ -453,9 +469,7 @@ def _data_files(repo: Path, base: str, rel: str, work_tree: _WorkTree, source: b
     packages = {str(PurePosixPath(n).parent) for n in tracked if n.endswith("/__init__.py")}
     above = {str(d) for d in PurePosixPath(rel).parents}
     names = [n for n in tracked if _is_data(n, root, packages, above)]
-    # Uncommitted edits (staged or not) of files the branch commits: the person's, never a commit's.
-    edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
-                 .stdout.decode("utf-8", "surrogateescape").split("\0"))
+    edited = work_tree.edited(root)
     new = [n for n in work_tree.placed(root, set(names)) if _is_data(n, root, packages, above)]
     if len(names) + len(new) > MAX_DATA_FILES:
         own = _test_names(rel, source)

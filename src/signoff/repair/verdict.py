@@ -174,8 +174,19 @@ _PYTEST_DEPRECATION = re.compile(r"\b(pytest\.PytestRemovedIn\d+Warning|pytest\.
 _OWN_PLUGIN = re.compile(r"Error importing plugin \"([\w.]+)\": No module named '([\w.]+)'")
 
 
+# pytest refused a plugin whose hooks take arguments it no longer has (a plugin loaded by `-p` or a conftest's
+# `pytest_plugins`; one loaded by its entry point is left out by the guard).
+_REFUSED_PLUGIN = re.compile(r"PluginValidationError: Plugin '([^']+)' for hook '(\w+)'")
+
+
 def no_report_fix(detail: str) -> str:
     """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    refused = _REFUSED_PLUGIN.search(detail)
+    if refused:
+        return (f"this pytest refuses the plugin `{refused.group(1)}`: its `{refused.group(2)}` takes arguments this "
+                "pytest no longer passes (the plugin is older than it); pin the pytest of the project's time with "
+                "--pytest 'pytest<X' (X the release named in the evidence's installed list), or leave the plugin "
+                "out of what loads it")
     stale = _INCOMPATIBLE.search(detail)
     if stale:
         top = stale.group(2).split(".", 1)[0]
@@ -470,6 +481,27 @@ def _fails_on_base(failing: list[str], on_base: Summary | None) -> bool:
             and bool(failing) and all(on_base.per_test.get(t) in ("failed", "error") for t in failing))
 
 
+# The harness's test file could not be imported on a revision: the name the fix adds is missing there (what
+# is missing, without the path it was looked for in: the base's own run and the extra one mount it apart).
+_UNIMPORTABLE = re.compile(r"could not be imported: the revision lacks (\S+)|^ImportError: cannot import name "
+                           r"('[^']+' from '[^']+')|^ModuleNotFoundError: No module named ('[^']+')")
+
+
+def _missing_name(message: str) -> str:
+    found = _UNIMPORTABLE.search(message.strip())
+    return next((g for g in found.groups() if g), "") if found else ""
+
+
+def _base_ran_none_of_them(base: Summary, regression: Summary, on_base: Summary | None) -> bool:
+    """On base the regression tests failed only as the expected test did there: their file could not be
+    imported, the base lacking what the fixed test file imports (parsimonious #211: `LeftRecursionError`), so
+    no test of that file ran on base at all, while the candidate fails them otherwise. The base says nothing
+    about them; the candidate's failure is its own."""
+    missing = _missing_name(base.message)
+    return (bool(missing) and on_base is not None and _missing_name(on_base.message) == missing
+            and _missing_name(regression.message) != missing)
+
+
 def _fails_alike(base: Summary, candidate: Summary, regression: Summary, on_base: Summary | None) -> bool:
     """The expected test raised the same error (no assertion) on base and candidate, and every regression test
     the candidate fails raises it too, on both revisions: nothing the candidate changed is what stops them
@@ -545,7 +577,8 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
             rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
         if regression.outcome == "failed":
             failing = [t for t, o in regression.per_test.items() if o == "failed"]
-            if _fails_on_base(failing, regression_on_base):
+            if _fails_on_base(failing, regression_on_base) and \
+                    not _base_ran_none_of_them(base, regression, regression_on_base):
                 inconclusive.append(reason("regression_fails_on_base", f"regression: {', '.join(failing)} fail on "
                                            f"the base revision too: {regression.message}"))
             else:

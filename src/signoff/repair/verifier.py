@@ -1011,6 +1011,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                  "again with canaries that are methods of a class with the bases of the first test's "
                                  "class")
                     results = run_all(len(results))
+                notes += refused_plugin_notes([run for _g, run in results])
                 added = None
                 for group, run in results:
                     unbuilt = testenv.unbuilt_module(run.detail, trees[stage_rev[group[0]]], pythonpath) \
@@ -1111,6 +1112,20 @@ def _signing_stack() -> None:
     from signoff.trust.keys import load_cryptography
 
     load_cryptography()
+
+
+# The guard's line for an installed pytest plugin it left out (signoff_guard._lenient_entry_points).
+_REFUSED_PLUGIN_LINE = re.compile(r"^signoff guard: the installed pytest plugin (\S+) is left out of this run",
+                                  re.MULTILINE)
+
+
+def refused_plugin_notes(runs: list[Run]) -> list[str]:
+    """A note per installed pytest plugin the runs' pytest refused and the guard left out (pytest-flake8 of 2021
+    under pytest 9), from the line the guard wrote on each execution's stderr, which the evidence keeps."""
+    names = sorted({m.group(1) for run in runs
+                    for m in _REFUSED_PLUGIN_LINE.finditer(str((run.record or {}).get("stderr") or ""))})
+    return [f"the installed pytest plugin {name} was left out of the runs: their pytest refuses it (its hooks take "
+            "arguments this pytest no longer has); each execution's stderr says so" for name in names]
 
 
 def _regression_on_base(m: Measurements, applies: bool) -> list[str]:

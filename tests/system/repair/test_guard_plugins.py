@@ -312,3 +312,40 @@ def test_the_projects_own_plugins_are_declared_to_the_sessions_the_tests_start(t
     assert out["last_on_path"] == out["folder"] and "pytest_asyncio.plugin" in out["in_process"]
     # Its files, so that pytest marks the plugin's modules for assertion rewriting as an install would.
     assert set(out["files"]) == {"pytest_asyncio/__init__.py", "pytest_asyncio.py"}
+
+
+# pytest-flake8 of 2021: a hook argument pytest 9 removed (`path`), so pytest refuses the plugin at start-up.
+REFUSED_PLUGIN = '''import pytest
+
+def pytest_collect_file(path, parent, not_an_argument_of_this_hook):
+    return None
+'''
+
+
+def test_an_installed_plugin_this_pytest_refuses_is_left_out_and_the_run_goes_on(tmp_path: Path) -> None:
+    # schedule's tox.ini installs pytest-flake8, tldextract's pytest-gitignore: every run ended at its start.
+    env_site = tmp_path / "env" / "site-packages"
+    info = env_site / "oldplug-1.0.dist-info"
+    info.mkdir(parents=True)
+    (env_site / "oldplug.py").write_text(REFUSED_PLUGIN)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: oldplug\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\nold = oldplug\n")
+    (tmp_path / "src").mkdir()
+    harness, runner, work = tmp_path / "harness", tmp_path / "runner", tmp_path / "work"
+    for folder in (harness, runner, work, tmp_path / "tmp"):
+        folder.mkdir()
+    (harness / "test_it.py").write_text("def test_a():\n    assert True\n")
+    (harness / "pytest.ini").write_text("[pytest]\n")
+    for name in ("run_pytest.py", "signoff_guard.py"):
+        (runner / name).write_bytes(RUNNER.joinpath(name).read_bytes())
+    argv = [sys.executable, "-B", str(runner / "run_pytest.py"), str(tmp_path / "src"), "-p", "no:cacheprovider",
+            "-p", "no:randomly", f"--rootdir={harness}", "-c", str(harness / "pytest.ini"), f"--confcutdir={harness}",
+            "-q", f"--junitxml={work / 'junit.xml'}", str(harness / "test_it.py")]
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(env_site), "SIGNOFF_GUARD_KEY": "k",
+           "TMPDIR": str(tmp_path / "tmp")}
+    proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "the installed pytest plugin old is left out of this run" in proc.stderr
+    body = json.loads(json.loads((work / "signoff-guard.json").read_text())["body"])
+    assert body["findings"] == [] and [c["outcome"] for c in body["cases"].values()] == ["passed"]
+    assert len(body["refused"]) == 1 and body["refused"][0].startswith("old (")

@@ -43,6 +43,18 @@ def _staged(repo: Path, base: str, test: str, dest: Path) -> list[str]:
     return sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
 
 
+def _count_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The git commands run from now on, by their first two words."""
+    asked: list[tuple[str, ...]] = []
+    run = git.run
+
+    def counted(where: Path, *args: str, **kw: object) -> object:
+        asked.append(args[:2])
+        return run(where, *args, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(git, "run", counted)
+    return asked
+
+
 def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None:
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": PYPROJECT})
     plan = testenv.plan(repo, base, [], True, ["all"], "pytest==7.4.4")
@@ -201,6 +213,9 @@ def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
     own = no_report_fix("exit 4, no JUnit report; ERROR: Error importing plugin \"anyio\": No module named 'anyio'")
     assert own.startswith("`-p anyio` in the project's addopts loads its own pytest plugin") and "--runner" in own
     assert "leave that plugin out" in no_report_fix("ModuleNotFoundError: No module named 'sanic'")
+    refused = no_report_fix("exit 3, no JUnit report; pluggy._manager.PluginValidationError: Plugin 'flake8' for "
+                            "hook 'pytest_collect_file'")
+    assert "refuses the plugin `flake8`" in refused and "--pytest 'pytest<X'" in refused
 
 
 def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
@@ -486,6 +501,26 @@ def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commit
     assert (tmp_path / "staged" / "tests" / "fixtures" / "other.md").read_text() == "base\n"
 
 
+def test_a_committed_helper_module_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dataclasses-json #297's fix adds the test's class to `tests/entities.py`, which the new test imports: the
+    person checks that module out beside the test, and the harness takes it as left, as a data file; a helper
+    a commit of the checked-out branch changed is the base's. The edits are listed once (one `git diff`)."""
+    test = "from tests.entities import New, Old\n\ndef test_x():\n    assert New and Old\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/test_x.py": "def test_x():\n    pass\n",
+                                        "tests/entities.py": "Old = 1\n", "tests/helpers.py": "H = 1\n",
+                                        "tests/conftest.py": "from tests.helpers import H\n"})
+    agent = git.commit_files(repo, base, {"tests/helpers.py": "H = 2  # the agent's\n"}, "tidy the helpers")
+    git.run(repo, "checkout", "-q", agent)
+    (repo / "tests" / "test_x.py").write_text(test)
+    (repo / "tests" / "entities.py").write_text("Old = 1\nNew = 2\n")
+    asked = _count_git(monkeypatch)
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "entities.py").read_text() == "Old = 1\nNew = 2\n"
+    assert (tmp_path / "staged" / "tests" / "helpers.py").read_text() == "H = 1\n"
+    assert asked.count(("diff", "-z")) == 1
+
+
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
     """marshmallow's tests/ is a package: `from tests.base import x` reaches a helper inside the test
     file's own folder, which comes with the harness; `from pkg import y` (the project) still does not."""
@@ -638,13 +673,7 @@ def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp
     (repo / "tests" / "fixtures" / "exceptions" / "raiser.py").write_text("def raiser():\n    raise ValueError\n")
     (repo / "tests" / "fixtures" / "exceptions" / "scratch.py").write_text("x = 1\n")
     (repo / "tests" / "fixtures" / "expected.txt").write_text("the fix's data\n")
-    asked: list[tuple[str, ...]] = []
-    run = git.run
-
-    def counted(where: Path, *args: str, **kw: object) -> object:
-        asked.append(args[:2])
-        return run(where, *args, **kw)  # type: ignore[arg-type]
-    monkeypatch.setattr(git, "run", counted)
+    asked = _count_git(monkeypatch)
     staged = _staged(repo, base, "tests/ui/test_trace.py", tmp_path / "h")
     assert "tests/fixtures/exceptions/raiser.py" in staged and "tests/fixtures/exceptions/scratch.py" not in staged
     assert "tests/fixtures/expected.txt" in staged

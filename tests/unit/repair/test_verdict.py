@@ -12,6 +12,7 @@ from signoff.repair.verdict import (
     REJECTED,
     VERIFIED,
     Run,
+    _missing_name,
     classify,
     raised_in_checkout,
     reason,
@@ -730,3 +731,32 @@ def test_every_test_erroring_alike_in_its_setup_on_both_revisions_names_that_err
     # The candidate errs otherwise: as before.
     assert decide([run(errs())], [run(errs(text=other))], regr)[1] == ["base_not_reproduced", "test_error",
                                                                        "test_error"]
+
+
+def test_regression_tests_whose_file_the_base_could_not_import_do_not_fail_on_base() -> None:
+    # parsimonious #211: the fixed test file imports LeftRecursionError, which the base lacks, so on base every
+    # test of the file fails at its import; a candidate that fails a regression test otherwise broke it.
+    lacks = "test_coupon.py could not be imported: the revision lacks parsimonious.exceptions.LeftRecursionError"
+    unimportable = [run(case(EXPECT, "failed", False, lacks))]
+    base = summarize([EXPECT], [run(case(EXPECT, "failed", True, lacks))])
+    on_base = summarize([NEIGHBOURS[1]], [run(case(NEIGHBOURS[1], "failed", False, lacks))], True)
+    # (as pytest words it, with the path the revision was mounted at, which differs between the two base runs)
+    said = "ImportError: cannot import name 'LeftRecursionError' from 'parsimonious.exceptions' ({}/exceptions.py)"
+    assert _missing_name(said.format("/base")) == _missing_name(said.format("/src")) != ""
+    broken = summarize(NEIGHBOURS, [run(case(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))])
+    verdict, reasons = classify(base, summarize([EXPECT], [run(case(EXPECT))]), broken, regression_on_base=on_base)
+    assert verdict == REJECTED and [r["code"] for r in reasons] == ["regression_failed"]
+    # A candidate failing them with the base's own import error still has the base's code: as before.
+    alike = summarize(NEIGHBOURS, [run(case(NEIGHBOURS[0]), case(NEIGHBOURS[1], "failed", False, lacks))])
+    assert classify(base, summarize([EXPECT], unimportable), alike, regression_on_base=on_base)[0] != VERIFIED
+
+
+def test_an_installed_plugin_the_guard_left_out_is_noted_once_by_name() -> None:
+    from signoff.repair.verifier import refused_plugin_notes
+
+    line = ("signoff guard: the installed pytest plugin flake8 is left out of this run: this pytest refuses it "
+            "(PluginValidationError: Plugin 'flake8' for hook 'pytest_collect_file')\n")
+    runs = [Run("complete", "", [], 1, {"stderr": line}), Run("complete", "", [], 1, {"stderr": "x\n" + line}),
+            Run("complete", "", [], 0, {"stderr": ""}), Run("timeout")]
+    notes = refused_plugin_notes(runs)
+    assert len(notes) == 1 and notes[0].startswith("the installed pytest plugin flake8 was left out of the runs")

@@ -588,6 +588,7 @@ def start(paths: list[str]) -> None:
     declared = os.environ.pop("SIGNOFF_OWN_PLUGINS", "")
     state["own_declared"] = dict(p.split("=", 1) for p in declared.split(",") if "=" in p)
     _defer_checkout_filters(paths)
+    _lenient_entry_points()
 
 
 def _defer_checkout_filters(paths: list[str]) -> None:
@@ -620,6 +621,61 @@ def _defer_checkout_filters(paths: list[str]) -> None:
 
     config.apply_warning_filters = apply_warning_filters  # type: ignore[union-attr]
     state["filters"] = (config, original)
+
+
+def _lenient_entry_points() -> None:
+    """An installed pytest plugin this pytest refuses (PluginValidationError: pytest-flake8 and pytest-gitignore
+    of 2021 implement `pytest_collect_file(path, parent)`, an argument pytest 9 no longer has) would end every
+    run at its start, as it ends plain pytest's. A maintainer of the time ran it under the pytest it was written
+    for; here it is left out, unregistered and blocked, and said so on stderr (kept in the evidence): a test
+    that needs it then fails on its own missing fixture or option, not on the plugin. Only while pytest loads
+    the environment's entry points, before the checkout can be imported; pytest's own method is back before
+    the guard's snapshot (_restore_entry_points)."""
+    import pluggy
+
+    config = sys.modules.get("_pytest.config")
+    manager = getattr(config, "PytestPluginManager", None)
+    if manager is None:
+        return
+    own = vars(manager).get("load_setuptools_entrypoints")  # pytest 9's, which wraps pluggy's; older ones inherit
+    original = manager.load_setuptools_entrypoints
+    refused = state.setdefault("refused", [])
+
+    def load_setuptools_entrypoints(self: Any, group: str, name: str | None = None) -> int:
+        register = self.register
+
+        def lenient(plugin: Any, name: str | None = None) -> str | None:
+            try:
+                registered: str | None = register(plugin, name)
+                return registered
+            except pluggy.PluginValidationError as exc:
+                left = name or getattr(plugin, "__name__", repr(plugin))
+                self.unregister(name=left)
+                self.set_blocked(left)
+                refused.append(f"{left} ({getattr(plugin, '__file__', None) or plugin!r}): {exc}")
+                sys.stderr.write(f"signoff guard: the installed pytest plugin {left} is left out of this run: this "
+                                 f"pytest refuses it ({type(exc).__name__}: {exc})\n")
+                return None
+
+        self.register = lenient
+        try:
+            loaded: int = original(self, group, name)
+            return loaded
+        finally:
+            del self.register
+
+    manager.load_setuptools_entrypoints = load_setuptools_entrypoints
+    state["entry_points"] = (manager, own)
+
+
+def _restore_entry_points() -> None:
+    manager, own = state.pop("entry_points", (None, None))
+    if manager is None:
+        return
+    if own is not None:
+        manager.load_setuptools_entrypoints = own
+    else:
+        del manager.load_setuptools_entrypoints
 
 
 def _restore_filters() -> None:
@@ -831,7 +887,7 @@ def _write_record() -> None:
     body = {"v": 1, "started": state["started"], "finished": state["finished"],
             "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(_PLACES["report"]),
             "cases": cases, "findings": findings, "preloaded": state.get("preloaded", []),
-            "reloaded": state["reloaded"]}
+            "reloaded": state["reloaded"], "refused": state.get("refused", [])}
     text = _dumps(body, sort_keys=True, separators=(",", ":"))
     mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
     with _open(_RECORD, "w") as fh:
@@ -1320,6 +1376,7 @@ class Plugin:
         # checkout then, after the snapshot below.
         _finish_base()  # before anything of the checkout can be imported
         _restore_filters()  # pytest's own function in the snapshot
+        _restore_entry_points()  # and its own method
         root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
         _PLACES["harness"] = str(root).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
