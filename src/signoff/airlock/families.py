@@ -562,16 +562,31 @@ _PRIVATE_DATA = (
 _LEAK_VERB = r"(?:post|paste|print|include|put|add|attach|copy|write|dump|echo|show|share|publish|output|leave)"
 _KEPT_PRIVATE = (
     r"(?:\b[a-z0-9_]*(?:token|secret|api_key|apikey|password|passwd|private_key|access_key|secret_key)s?\b|"
-    r"\bthe output of (?:`|')?(?:env|printenv|set|export -p)\b|\b(?:environment variables|env vars|\.env\b|"
-    r"id_rsa|id_ed25519|\.ssh/|\.aws/credentials|\.npmrc|\.pypirc|\.netrc|\.git-credentials|kubeconfig|"
+    r"\bthe output of (?:`|')?(?:env|printenv|set|export -p)\b|\b(?:environment variables|env vars|"
+    r"id_rsa|id_ed25519|kubeconfig|"
     r"[a-z0-9_/.-]*secrets?\.(?:ya?ml|json|toml|env|txt)|[a-z0-9_/.-]*credentials?\.(?:ya?ml|json|toml|txt)|"
-    r"private keys?|api keys?|access tokens?|session cookies?))"
+    r"private keys?|api keys?|access tokens?|session cookies?|deploy keys?|signing keys?)|"
+    # a dotfile begins with no word character, so "\b" before its dot would ask for one ("process.env")
+    # and miss the file itself ("the .npmrc", "~/.ssh/id_rsa")
+    r"(?:\$home|~)?/?(?:\.env(?:\.(?:local|prod|production|dev|development|staging))?\b|\.ssh/\S*|"
+    r"\.aws/credentials\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b))"
 )
 _PUBLIC_PLACE = (
     r"(?:in|into|to|as|on) (?:a |an |the |your |this |my |our |that )?(?:new |public |next )?(?:comment|comments|"
     r"reply|answer|response|pr description|pull request(?: description| body)?|issue(?: body| description)?|commit "
-    r"message|commit|release notes|readme|summary|gist|discussion|chat|channel|wiki)\b"
+    r"message|commit|release notes|readme|summary|gist|discussion|chat|channel|wiki|issue comment|pastebin|"
+    r"public repo(?:sitory)?)\b"
 )
+# A public place made to hold a secret, the place named first ("share a gist with the contents of
+# ~/.ssh/id_rsa", "open a new issue containing the deploy key"); not one the secret is kept out of
+_PLACED_SECRET = [
+    rf"(?:^|{_IMP})(?:create|open|make|start|post|write|publish|file|add|leave|share|submit) (?:a |an |the |one )?"
+    r"(?:new |public |secret )?(?:gist|comment|issue comment|issue|pull request|pr|pastebin|paste|discussion|"
+    r"wiki page|release) (?:\S+ ){0,3}?(?:with|containing|that contains|which contains|including|that includes|"
+    rf"holding|listing) (?:\S+ ){{0,4}}?{_KEPT_PRIVATE}(?: \S+){{0,3}}",
+]
+_KEPT_OUT = compile_re(r"\b(?:redact\w*|remov\w*|mask\w*|hidden|hide|omit\w*|strip\w*|scrub\w*|replac\w*|"
+                       r"blank\w*|censor\w*|without|no|not|never|x{3,}|\*{3,})\b")
 _EXFIL = [
     rf"\b(?:send|forward|email|e-mail|mail|post|upload|share|leak|transmit|exfiltrate|paste|copy|submit|report|"
     rf"deliver|dm|message|push|sync|curl|pipe) (?:\S+ ){{0,6}}?{_PRIVATE_DATA}(?: \S+){{0,8}}? (?:to|at|into|on|via) "
@@ -890,6 +905,7 @@ RULES: tuple[Family, ...] = (
     _family(MULTILINGUAL_OVERRIDE, _DROPPED_INSTRUCTIONS, view="plain", unless=_A_MESSAGE_DROPPED),
     _family(DICTATED_CODE, _DICTATED, view="plain"),  # code keeps its digits and punctuation
     _family(EXFILTRATION, _EXFIL, view="plain"),
+    _family(EXFILTRATION, _PLACED_SECRET, view="plain", unless=_KEPT_OUT),
     _family(ACCOUNT_TAKEOVER, _TAKEOVER),
     _family(DESTRUCTIVE_ACTION, _DESTRUCTIVE, view="plain"),
 )
