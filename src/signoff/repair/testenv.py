@@ -574,6 +574,12 @@ def _python_factors(version: tuple[int, int]) -> set[str]:
     return {"py", f"py{major}", f"py{major}{minor}", f"py{major}.{minor}", f"{major}.{minor}"}
 
 
+def _factor_holds(factor: str, held: set[str]) -> bool:
+    """tox's factor condition on the environment that runs the unit tests on this Python: `py311` when held,
+    `!pypy` when not (pylint's `!pypy: -r requirements_test.txt`, the line every CPython environment takes)."""
+    return factor[1:] not in held if factor.startswith("!") else factor in held
+
+
 def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
     """The `deps` of tox.ini's `[testenv]`, as requirement lines: `{[section]deps}` references
     followed, `{toxinidir}` read as the folder of tox.ini (kombu's `-r{toxinidir}/requirements/test.txt`),
@@ -592,8 +598,9 @@ def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
             line = raw.strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
             factor = _TOX_FACTOR.match(line)
             if factor:  # `a,b-c: req`: one of the alternatives, each of factors all held, names this Python
-                held_here = any(alt and all(f in held for f in alt.split("-")) for alt in factor.group(1).split(","))
-                line = line[factor.end():].strip() if held_here and "!" not in factor.group(1) else ""
+                held_here = any(alt and all(_factor_holds(f, held) for f in alt.split("-"))
+                                for alt in factor.group(1).split(","))
+                line = line[factor.end():].strip() if held_here else ""
             ref = _TOX_REF.match(line)
             if ref and depth < MAX_INCLUDES:
                 out += deps(ref.group(1), ref.group(2), depth + 1)

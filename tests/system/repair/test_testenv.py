@@ -748,8 +748,18 @@ def test_tox_deps_read_toxinidir_and_the_factors_that_name_the_python() -> None:
            "    !py311: nothing\n    https://github.com/celery/vine/zipball/master\n")
     assert testenv.tox_deps(tox, (3, 11)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt", "mock",
                                               "https://github.com/celery/vine/zipball/master"]
-    assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt",
+    # `!py311` holds in an environment without that factor, as tox reads it.
+    assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt", "nothing",
                                               "https://github.com/celery/vine/zipball/master"]
+
+
+def test_tox_deps_keep_a_negated_factor_the_python_does_not_hold() -> None:
+    """pylint's tox.ini (blind15b): `!pypy: -r requirements_test.txt` is what every CPython environment installs
+    and `pypy: -r requirements_test_min.txt` what PyPy's does; a negated factor held by this Python stays out."""
+    tox = ("[testenv]\ndeps =\n    !pypy: -r {toxinidir}/requirements_test.txt\n"
+           "    pypy: -r {toxinidir}/requirements_test_min.txt\n    !py311-!lint: six\n    !py311: mock\n")
+    assert testenv.tox_deps(tox, (3, 11)) == ["-r requirements_test.txt"]
+    assert testenv.tox_deps(tox, (3, 12)) == ["-r requirements_test.txt", "six", "mock"]
 
 
 def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_path: Path) -> None:
