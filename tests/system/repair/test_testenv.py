@@ -17,7 +17,7 @@ from signoff.repair import testenv
 from signoff.repair.guard import Plan
 from signoff.repair.junit import Case
 from signoff.repair.pytest_config import stage_test_file
-from signoff.repair.verifier import VerifyRequest, _collection_errors, _wheel_fix
+from signoff.repair.verifier import VerifyRequest, _collection_errors, _setup_errors_alike, _wheel_fix
 from signoff.sandbox.pyenv import PipError, find_python, pip_cause, requirement_named
 
 PYPROJECT = '''\
@@ -163,6 +163,28 @@ def test_a_collection_error_is_named_only_when_nothing_else_is_wrong() -> None:
     canary = Case(plan.canary_file, "error", False, "ImportError", "ImportError: x")
     assert _collection_errors(["test_x.py::t"], [canary], {plan.canary_file: {"outcome": "error"}}, missing,
                               plan) == ""
+
+
+def test_every_test_erring_alike_the_canaries_too_is_named_not_tampering() -> None:
+    """flask (blind15b): its conftest's autouse fixture reads `_pytest.monkeypatch.notset`, gone in pytest 9, so
+    every test errors on setup, the canaries too. That error is the cause to name (with the pytest fix), not
+    tampering; any other finding, a requested test that ran, or another error leaves it to the guard."""
+    from signoff.repair.verdict import collection_fix
+
+    error = "failed on setup with \"AttributeError: module '_pytest.monkeypatch' has no attribute 'notset'\""
+    findings = [f"the canary that must fail by an assertion did not (error: {error})",
+                f"the canary that must pass did not (error: {error})"]
+    erred = Case("tests/test_basic.py::test_session", "error", False, "AttributeError", error)
+    named = _setup_errors_alike(["tests/test_basic.py::test_session"], [erred], findings)
+    assert named.endswith(error) and "canaries too" in named
+    assert "older pytest" in collection_fix(named)
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [erred],
+                               [*findings, "guard: pytest.main replaced"]) == ""
+    ran = Case("tests/test_basic.py::test_session", "passed", False, None, "")
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [ran], findings) == ""
+    other = Case("tests/test_basic.py::test_session", "error", False, "KeyError", "failed on setup with KeyError")
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [other], findings) == ""
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [], findings) == ""
 
 
 def test_a_test_class_pytest_cannot_collect_is_named() -> None:
