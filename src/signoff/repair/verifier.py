@@ -43,6 +43,7 @@ from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORK
 from signoff.repair.signals import scan as scan_signals
 from signoff.repair.verdict import (
     EXIT_CODES,
+    RUNNER_ITSELF,
     Run,
     Summary,
     classify,
@@ -328,7 +329,7 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         shadowed = [f[len(guard.PRELOADED):] for f in findings if f.startswith(guard.PRELOADED)]
         findings = [f for f in findings if not f.startswith(guard.PRELOADED)]
         if shadowed and not findings:
-            return Run("import_shadowed", ", ".join(shadowed), cases or [], execution.exit_code, record, digest,
+            return Run("import_shadowed", _shadowed_line(shadowed), cases or [], execution.exit_code, record, digest,
                        {"plan": plan.as_json(), "findings": [], "observed": observed})
         if cases is not None and not findings:
             findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness), config)
@@ -344,7 +345,7 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         if broken and shadowed:
             # The test file failed to import because it got the plugin's copy (attrs before its fix
             # here): the copy is the cause to name, not a dependency to install.
-            return Run("import_shadowed", f"{', '.join(shadowed)} ({broken[:300]})", cases or [],
+            return Run("import_shadowed", f"{_shadowed_line(shadowed)} ({broken[:300]})", cases or [],
                        execution.exit_code, record, digest, facts)
         if broken:
             return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
@@ -371,6 +372,13 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         return Run("no_report", f"exit {execution.exit_code}, no JUnit report; {tail}", [], execution.exit_code,
                    record, digest)
     return _complete(execution, cases, record, digest)
+
+
+def _shadowed_line(shadowed: list[str]) -> str:
+    """The modules the environment's copy shadowed, said first to be pytest's own when they are (the project
+    under test is the runner)."""
+    line = ", ".join(shadowed)
+    return RUNNER_ITSELF + line if any(s.startswith(("pytest (", "_pytest (")) for s in shadowed) else line
 
 
 PYTEST_INTERRUPTED = 2
