@@ -645,6 +645,30 @@ def read_lock(repo: Path, base: str, name: str, project: str | None) -> lockfile
     return lock
 
 
+LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
+_VERSIONED = re.compile(r"[<>=~!]=?|@")
+_OLDEST_LOCKED_PYTEST = (4, 6)  # the guard's floor (verifier.MIN_PYTEST): an older lock's pytest is not taken
+
+
+def locked_pytest(repo: Path, base: str, project: str | None) -> tuple[str, str] | None:
+    """(`pytest==X`, the lock file) when the base revision's root holds a lock file that pins pytest; None when
+    none does, or it cannot be read (it is only a default then, never a reason to stop)."""
+    for name in LOCK_FILES:
+        data = _read(repo, base, name)
+        if data is None:
+            continue
+        try:
+            pins = lockfile.parse(name, data, project).pins
+        except (UsageError, ValueError, KeyError, TypeError):
+            return None
+        for pin in pins:
+            if normalise(pin.name) == "pytest" and not pin.marker:
+                release = tuple(int(x) for x in re.findall(r"\d+", pin.version)[:2])
+                return (f"pytest=={pin.version}", name) if release >= _OLDEST_LOCKED_PYTEST else None
+        return None
+    return None
+
+
 def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
          pytest_pin: str | None, lock: str | None = None, *, python: tuple[int, int] | None = None) -> Plan:
     """The requirement lines for the test environment, without the project itself; a lock file holds
@@ -697,6 +721,12 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         raw = [r for r in raw if r not in result.replaced]
         raw.append(pin)
         result.sources.append(f"--pytest {pin}")
+    elif not any(normalise(requirement_name(r) or "") == "pytest" and _VERSIONED.search(r) for r in raw):
+        # No pytest chosen, none versioned by the project: the one its lock file runs (flask's uv.lock pins 8.3.5;
+        # the newest, 9, lacks the `_pytest.monkeypatch.notset` its conftest reads), as a limit, never an install.
+        if found := locked_pytest(repo, base, meta.get("name")):
+            result.constraints.append(found[0])
+            result.sources.append(f"{found[0]} ({found[1]} of the base revision: the pytest the project runs)")
     if lock is not None:
         locked = read_lock(repo, base, lock, meta.get("name"))
         result.lock = locked.as_json()

@@ -56,6 +56,22 @@ def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None
         testenv.plan(repo, base, [], False, [], "pytest-mock==3")
 
 
+def test_the_pytest_a_lock_file_pins_limits_an_unversioned_pytest(tmp_path: Path) -> None:
+    """flask (blind15b): its `tests` group says `pytest` and its uv.lock 8.3.5; the newest pytest (9) lacks what
+    its conftest reads. The lock's pytest is a constraint then; a versioned pytest or --pytest is left alone."""
+    lock = ('version = 1\n[[package]]\nname = "pytest"\nversion = "8.3.5"\n'
+            'source = { registry = "https://pypi.org/simple" }\n')
+    declared = '[project]\nname = "f"\ndependencies = []\n[dependency-groups]\ntests = ["pytest", "six"]\n'
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": declared, "uv.lock": lock})
+    plan = testenv.plan(repo, base, [], True, ["tests"], None)
+    assert "pytest==8.3.5" in plan.constraints and plan.lines == ["pytest", "six"]
+    assert "pytest==8.3.5 (uv.lock of the base revision: the pytest the project runs)" in plan.sources
+    assert "pytest==8.3.5" not in testenv.plan(repo, base, [], True, ["tests"], "pytest==9.0.0").constraints
+    repo, base = _repo(tmp_path / "v", {"pyproject.toml": declared.replace('"pytest"', '"pytest>=9"'),
+                                        "uv.lock": lock})
+    assert "pytest==8.3.5" not in testenv.plan(repo, base, [], True, ["tests"], None).constraints
+
+
 def test_requirement_files_never_install_the_project_itself(tmp_path: Path) -> None:
     repo, base = _repo(tmp_path / "r", {
         "pyproject.toml": PYPROJECT,
