@@ -214,8 +214,11 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         for helper in _relative_imports(repo, base, file_, blob) if blob is not None else []:
             take(helper)
     # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
-    # app from `tests.fixtures.app`): without them pytest cannot even start.
-    for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]:
+    # app from `tests.fixtures.app`): without them pytest cannot even start. So are those of the test folder's
+    # own __init__.py files (xarray's xarray/tests/__init__.py imports `xarray.tests.arrays`), never of a package
+    # above the test folder (the project's own code).
+    for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py" or
+                     (PurePosixPath(n).name == "__init__.py" and test_folder_of(n) is not None)]:
         blob = git.read_file_at(repo, base, conftest)
         for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
             take(file_)

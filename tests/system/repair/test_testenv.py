@@ -552,6 +552,18 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
     assert "in the checkout but not in the harness" in line
 
 
+def test_the_helpers_a_test_package_init_imports_come_with_it(tmp_path: Path) -> None:
+    """xarray (blind15b): xarray/tests/__init__.py imports `xarray.tests.arrays`, which every test file importing
+    `xarray.tests` needs; the project's own `xarray/__init__.py` imports stay the checkout's."""
+    init = "from xarray.tests.arrays import DuckArray\nfrom xarray.core import api\n"
+    repo, base = _repo(tmp_path / "r", {"xarray/__init__.py": "from xarray.core import api\n",
+                                        "xarray/core/__init__.py": "", "xarray/core/api.py": "",
+                                        "xarray/tests/__init__.py": init, "xarray/tests/arrays.py": "",
+                                        "xarray/tests/test_x.py": "from xarray.tests import DuckArray\n"})
+    assert _staged(repo, base, "xarray/tests/test_x.py", tmp_path / "staged") == [
+        "xarray/__init__.py", "xarray/tests/__init__.py", "xarray/tests/arrays.py", "xarray/tests/test_x.py"]
+
+
 @pytest.mark.parametrize("inner_package", [False, True], ids=["inner-folder-no-init", "inner-package"])
 def test_a_nested_test_module_keeps_the_helpers_of_its_outer_test_package(tmp_path: Path, inner_package: bool) -> None:
     """uvicorn's tests/protocols/test_http.py (tests/protocols/ has no __init__.py) imports `tests.response`, a
