@@ -262,6 +262,35 @@ def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: l
             data = git.read_file_at(repo, base, target)
             if data is not None:
                 out[target] = data
+            elif target not in {str(d) for d in PurePosixPath(rel).parents}:  # (a folder above: its tests, not data)
+                out |= _named_folder(repo, base, target)
+    return out
+
+
+MAX_NAMED_FOLDER_FILES = 5000
+
+
+def _named_folder(repo: Path, base: str, folder: str) -> dict[str, bytes]:
+    """The files of a folder a harness file names through its own place (pylint's test_functional.py lints every
+    file of `Path(__file__).parent.resolve() / "functional"`, 1,850 of them), within the data limits: committed
+    ones from the base, those a person changed for the contract (the fix's `nan_comparison_check.txt`) as left."""
+    names = git.tracked_paths(repo, base, folder) if folder != "." and not folder.startswith(".") else []
+    if not names or len(names) > MAX_NAMED_FOLDER_FILES:
+        return {}
+    edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{folder}/", check=False)
+                 .stdout.decode("utf-8", "surrogateescape").split("\0"))
+    out: dict[str, bytes] = {}
+    total = 0
+    for name in names:
+        here = repo / name
+        data = here.read_bytes() if name in edited and here.is_file() and not here.is_symlink() else \
+            git.read_file_at(repo, base, name)
+        if data is None or PurePosixPath(name).name == "conftest.py" or _CONFIG.fullmatch(name):
+            continue
+        total += len(data)
+        if total > MAX_DATA_BYTES:
+            return {}
+        out[name] = data
     return out
 
 
