@@ -217,10 +217,17 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     # app from `tests.fixtures.app`): without them pytest cannot even start. So are those of the test folder's
     # own __init__.py files (xarray's xarray/tests/__init__.py imports `xarray.tests.arrays`), never of a package
     # above the test folder (the project's own code).
+    inits: set[str] | None = None  # the base's __init__.py files, listed once when needed
     for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py" or
                      (PurePosixPath(n).name == "__init__.py" and test_folder_of(n) is not None)]:
         blob = git.read_file_at(repo, base, conftest)
         for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
+            # (outside a test folder, a module of a package is the project's code: sympy's own sympy/conftest.py
+            # imports `sympy.core.cache` and 40 more of sympy's modules, which the run takes from the checkout)
+            if test_folder_of(file_) is None:
+                inits = _package_inits(repo, base) if inits is None else inits
+                if f"{PurePosixPath(file_).parent}/__init__.py" in inits:
+                    continue
             take(file_)
     for name in dict.fromkeys(wanted):
         if name == rel or (dest / name).exists():
@@ -247,6 +254,11 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
     return dest, rel
+
+
+def _package_inits(repo: Path, base: str) -> set[str]:
+    """The __init__.py files the base revision commits: the folders that are packages."""
+    return {n for n in git.tracked_paths(repo, base) if n.endswith("/__init__.py")}
 
 
 def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: list[str]) -> dict[str, bytes]:

@@ -569,6 +569,19 @@ def test_a_folder_a_test_file_names_beside_itself_comes_whole_with_the_persons_e
     assert (tmp_path / "staged" / "tests/functional/n/nan.txt").read_text() == "the fix's\n"
 
 
+def test_a_package_conftest_brings_no_copy_of_the_project_s_own_modules(tmp_path: Path) -> None:
+    """sympy (blind15b): sympy/conftest.py, above sympy/core/tests/, imports `sympy.core.cache` and more of sympy:
+    the project's code, which the run takes from the checkout; no frozen copy of it comes with the harness."""
+    repo, base = _repo(tmp_path / "r", {"sympy/__init__.py": "",
+                                        "sympy/conftest.py": "from sympy.core.cache import c\n",
+                                        "sympy/core/__init__.py": "", "sympy/core/cache.py": "c = 1\n",
+                                        "sympy/core/tests/__init__.py": "",
+                                        "sympy/core/tests/test_x.py": "from sympy.core.cache import c\n"})
+    assert _staged(repo, base, "sympy/core/tests/test_x.py", tmp_path / "staged") == [
+        "sympy/__init__.py", "sympy/conftest.py", "sympy/core/__init__.py", "sympy/core/tests/__init__.py",
+        "sympy/core/tests/test_x.py"]
+
+
 def test_the_helpers_a_test_package_init_imports_come_with_it(tmp_path: Path) -> None:
     """xarray (blind15b): xarray/tests/__init__.py imports `xarray.tests.arrays`, which every test file importing
     `xarray.tests` needs; the project's own `xarray/__init__.py` imports stay the checkout's."""
