@@ -218,7 +218,7 @@ def shadowed_fix(detail: str) -> str:
         return ("a guarded run loads the environment's pytest before the checkout joins the path, and must: the "
                 "candidate's pytest would run the guard. Run these tests under a command-template runner, which "
                 "puts the checkout first on the path and has no guard (a person reviews the diff): --runner "
-                "'{python} -m pytest -p no:cacheprovider {tests} --junitxml={junit}'")
+                "'{python} -m pytest -p no:cacheprovider --rootdir={harness} {tests} --junitxml={junit}'")
     return FIXES["import_shadowed"]
 
 
