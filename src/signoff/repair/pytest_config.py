@@ -274,7 +274,10 @@ def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: l
             data = git.read_file_at(repo, base, target)
             if data is not None:
                 out[target] = data
-            elif target not in {str(d) for d in PurePosixPath(rel).parents}:  # (a folder above: its tests, not data)
+            elif target not in {str(d) for d in PurePosixPath(rel).parents} and \
+                    test_folder_of(f"{target}/x") is not None:
+                # (a folder inside a test folder: never one above the test file, its tests, nor the project's code,
+                # as alembic's conftest's `os.path.join(os.path.dirname(__file__), '..', 'pkg')`)
                 out |= _named_folder(repo, base, target)
     return out
 

@@ -555,13 +555,13 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
 def test_a_folder_a_test_file_names_beside_itself_comes_whole_with_the_persons_edits(tmp_path: Path) -> None:
     """pylint (blind15b): test_functional.py lints every file of `Path(__file__).parent.resolve() / "functional"`;
     the fix changes `functional/n/nan.txt`, which the person checked out. The folder comes with the harness (its
-    Python files are data there), the edit as left; a folder above the test file does not."""
+    Python files are data there), the edit as left; a folder above the test file, or the project's code, does not."""
     test = ("from pathlib import Path\nFUNCTIONAL_DIR = Path(__file__).parent.resolve() / 'functional'\n"
-            "UP = Path(__file__).parent / '..' / 'tests'\n")
+            "UP = Path(__file__).parent / '..' / 'tests'\nCODE = Path(__file__).parent / '..' / 'pkg'\n")
     repo, base = _repo(tmp_path / "r", {"tests/test_functional.py": test, "tests/functional/__init__.py": "",
                                         "tests/functional/n/nan.py": "x == float('nan')\n",
                                         "tests/functional/n/nan.txt": "base\n", "tests/functional/conftest.py": "",
-                                        "tests/other/test_y.py": "", "pkg/__init__.py": ""})
+                                        "tests/other/test_y.py": "", "pkg/__init__.py": "", "pkg/core.py": ""})
     (repo / "tests" / "functional" / "n" / "nan.txt").write_text("the fix's\n")
     staged = _staged(repo, base, "tests/test_functional.py", tmp_path / "staged")
     assert staged == ["tests/functional/__init__.py", "tests/functional/n/nan.py", "tests/functional/n/nan.txt",
