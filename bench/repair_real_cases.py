@@ -173,7 +173,8 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)
             staged.mkdir()
-            pytest_config.stage_test_file(harness, clone, base, staged)
+            with git.session():  # its reads batched, as the verifier's are (sympy's and xarray's took minutes)
+                pytest_config.stage_test_file(harness, clone, base, staged)
             # The package's own `__init__.py` above tests inside it is the code under test (responses' fix is in
             # responses/__init__.py): the export's stays, as in a maintainer's checkout.
             kept = {f.relative_to(staged) for f in staged.rglob("__init__.py")

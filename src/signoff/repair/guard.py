@@ -324,9 +324,11 @@ def _canary_findings(plan: Plan, cases: list[Case]) -> list[str]:
 def _shown(canary: list[Case]) -> str:
     """What a canary did; for an error, what it ran into (alembic's conftest starts SQLAlchemy's testing plugin,
     whose setup of every test reads its class: `'NoneType' object has no attribute '__unsupported_on__'`)."""
-    if not canary:
-        return "missing"
-    c = canary[0]
+    return shown(canary[0]) if canary else "missing"
+
+
+def shown(c: Case) -> str:
+    """What a test did, as a canary's finding says it: its outcome; for an error, what it ran into."""
     message = c.message.strip().splitlines()[-1][:200] if c.outcome == "error" and c.message.strip() else ""
     return f"{c.outcome}: {message}" if message else c.outcome
 

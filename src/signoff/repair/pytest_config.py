@@ -214,10 +214,20 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         for helper in _relative_imports(repo, base, file_, blob) if blob is not None else []:
             take(helper)
     # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
-    # app from `tests.fixtures.app`): without them pytest cannot even start.
-    for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]:
+    # app from `tests.fixtures.app`): without them pytest cannot even start. So are those of the test folder's
+    # own __init__.py files (xarray's xarray/tests/__init__.py imports `xarray.tests.arrays`), never of a package
+    # above the test folder (the project's own code).
+    inits: set[str] | None = None  # the base's __init__.py files, listed once when needed
+    for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py" or
+                     (PurePosixPath(n).name == "__init__.py" and test_folder_of(n) is not None)]:
         blob = git.read_file_at(repo, base, conftest)
         for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
+            # (outside a test folder, a module of a package is the project's code: sympy's own sympy/conftest.py
+            # imports `sympy.core.cache` and 40 more of sympy's modules, which the run takes from the checkout)
+            if test_folder_of(file_) is None:
+                inits = _package_inits(repo, base) if inits is None else inits
+                if f"{PurePosixPath(file_).parent}/__init__.py" in inits:
+                    continue
             take(file_)
     work_tree = _WorkTree(repo)
     root = test_folder_of(rel)
@@ -253,6 +263,11 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     return dest, rel
 
 
+def _package_inits(repo: Path, base: str) -> set[str]:
+    """The __init__.py files the base revision commits: the folders that are packages."""
+    return {n for n in git.tracked_paths(repo, base) if n.endswith("/__init__.py")}
+
+
 def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: list[str]) -> dict[str, bytes]:
     """Committed files the test file, its conftest files or helpers read by a path relative to their own file
     (harness_paths: alembic's conftest exec()s `../alembic/testing/plugin/bootstrap.py`), from the base revision;
@@ -266,6 +281,38 @@ def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: l
             data = git.read_file_at(repo, base, target)
             if data is not None:
                 out[target] = data
+            elif target not in {str(d) for d in PurePosixPath(rel).parents} and \
+                    test_folder_of(f"{target}/x") is not None:
+                # (a folder inside a test folder: never one above the test file, its tests, nor the project's code,
+                # as alembic's conftest's `os.path.join(os.path.dirname(__file__), '..', 'pkg')`)
+                out |= _named_folder(repo, base, target)
+    return out
+
+
+MAX_NAMED_FOLDER_FILES = 5000
+
+
+def _named_folder(repo: Path, base: str, folder: str) -> dict[str, bytes]:
+    """The files of a folder a harness file names through its own place (pylint's test_functional.py lints every
+    file of `Path(__file__).parent.resolve() / "functional"`, 1,850 of them), within the data limits: committed
+    ones from the base, those a person changed for the contract (the fix's `nan_comparison_check.txt`) as left."""
+    names = git.tracked_paths(repo, base, folder) if folder != "." and not folder.startswith(".") else []
+    if not names or len(names) > MAX_NAMED_FOLDER_FILES:
+        return {}
+    edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{folder}/", check=False)
+                 .stdout.decode("utf-8", "surrogateescape").split("\0"))
+    out: dict[str, bytes] = {}
+    total = 0
+    for name in names:
+        here = repo / name
+        data = here.read_bytes() if name in edited and here.is_file() and not here.is_symlink() else \
+            git.read_file_at(repo, base, name)
+        if data is None or PurePosixPath(name).name == "conftest.py" or _CONFIG.fullmatch(name):
+            continue
+        total += len(data)
+        if total > MAX_DATA_BYTES:
+            return {}
+        out[name] = data
     return out
 
 

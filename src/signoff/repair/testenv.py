@@ -574,6 +574,12 @@ def _python_factors(version: tuple[int, int]) -> set[str]:
     return {"py", f"py{major}", f"py{major}{minor}", f"py{major}.{minor}", f"{major}.{minor}"}
 
 
+def _factor_holds(factor: str, held: set[str]) -> bool:
+    """tox's factor condition on the environment that runs the unit tests on this Python: `py311` when held,
+    `!pypy` when not (pylint's `!pypy: -r requirements_test.txt`, the line every CPython environment takes)."""
+    return factor[1:] not in held if factor.startswith("!") else factor in held
+
+
 def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
     """The `deps` of tox.ini's `[testenv]`, as requirement lines: `{[section]deps}` references
     followed, `{toxinidir}` read as the folder of tox.ini (kombu's `-r{toxinidir}/requirements/test.txt`),
@@ -592,8 +598,9 @@ def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
             line = raw.strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
             factor = _TOX_FACTOR.match(line)
             if factor:  # `a,b-c: req`: one of the alternatives, each of factors all held, names this Python
-                held_here = any(alt and all(f in held for f in alt.split("-")) for alt in factor.group(1).split(","))
-                line = line[factor.end():].strip() if held_here and "!" not in factor.group(1) else ""
+                held_here = any(alt and all(_factor_holds(f, held) for f in alt.split("-"))
+                                for alt in factor.group(1).split(","))
+                line = line[factor.end():].strip() if held_here else ""
             ref = _TOX_REF.match(line)
             if ref and depth < MAX_INCLUDES:
                 out += deps(ref.group(1), ref.group(2), depth + 1)
@@ -636,6 +643,30 @@ def read_lock(repo: Path, base: str, name: str, project: str | None) -> lockfile
     lock = lockfile.parse(name, data, project)
     lock.path = f"{name} ({where})"
     return lock
+
+
+LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
+_VERSIONED = re.compile(r"[<>=~!]=?|@")
+_OLDEST_LOCKED_PYTEST = (4, 6)  # the guard's floor (verifier.MIN_PYTEST): an older lock's pytest is not taken
+
+
+def locked_pytest(repo: Path, base: str, project: str | None) -> tuple[str, str] | None:
+    """(`pytest==X`, the lock file) when the base revision's root holds a lock file that pins pytest; None when
+    none does, or it cannot be read (it is only a default then, never a reason to stop)."""
+    for name in LOCK_FILES:
+        data = _read(repo, base, name)
+        if data is None:
+            continue
+        try:
+            pins = lockfile.parse(name, data, project).pins
+        except (UsageError, ValueError, KeyError, TypeError):
+            return None
+        for pin in pins:
+            if normalise(pin.name) == "pytest" and not pin.marker:
+                release = tuple(int(x) for x in re.findall(r"\d+", pin.version)[:2])
+                return (f"pytest=={pin.version}", name) if release >= _OLDEST_LOCKED_PYTEST else None
+        return None
+    return None
 
 
 def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
@@ -690,6 +721,12 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         raw = [r for r in raw if r not in result.replaced]
         raw.append(pin)
         result.sources.append(f"--pytest {pin}")
+    elif not any(normalise(requirement_name(r) or "") == "pytest" and _VERSIONED.search(r) for r in raw):
+        # No pytest chosen, none versioned by the project: the one its lock file runs (flask's uv.lock pins 8.3.5;
+        # the newest, 9, lacks the `_pytest.monkeypatch.notset` its conftest reads), as a limit, never an install.
+        if found := locked_pytest(repo, base, meta.get("name")):
+            result.constraints.append(found[0])
+            result.sources.append(f"{found[0]} ({found[1]} of the base revision: the pytest the project runs)")
     if lock is not None:
         locked = read_lock(repo, base, lock, meta.get("name"))
         result.lock = locked.as_json()

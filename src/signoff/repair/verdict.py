@@ -217,6 +217,22 @@ def no_report_fix(detail: str) -> str:
     return FIXES["no_report"]
 
 
+# pytest's own modules among those the environment's copy shadowed: the project under test is the test runner.
+_RUNNER_ITSELF = re.compile(r"(^|, |: )(_pytest|pytest) \(")
+RUNNER_ITSELF = "the project under test is pytest itself, the runner of its tests and of the guard: "
+
+
+def shadowed_fix(detail: str) -> str:
+    """What to do when the environment's copy of the package under test was imported first; for pytest itself
+    (pytest-dev/pytest, blind15b) no guarded run can import the candidate's, since the guard runs in pytest."""
+    if _RUNNER_ITSELF.search(detail):
+        return ("a guarded run loads the environment's pytest before the checkout joins the path, and must: the "
+                "candidate's pytest would run the guard. Run these tests under a command-template runner, which "
+                "puts the checkout first on the path and has no guard (a person reviews the diff): --runner "
+                "'{python} -m pytest -p no:cacheprovider --rootdir={harness} {tests} --junitxml={junit}'")
+    return FIXES["import_shadowed"]
+
+
 def integrity_fix(detail: str) -> str:
     """A person must look at signs of tampering; an internal error of pytest says where it came from."""
     plugin = re.search(r"\(by ([\w.-]+)/[^,]*, installed in the test environment", detail)
@@ -444,7 +460,7 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
         fix = WORKDIR_FIX
     if not fix:
         fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
-               "harness_integrity": integrity_fix}.get(
+               "harness_integrity": integrity_fix, "import_shadowed": shadowed_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix

@@ -43,6 +43,7 @@ from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORK
 from signoff.repair.signals import scan as scan_signals
 from signoff.repair.verdict import (
     EXIT_CODES,
+    RUNNER_ITSELF,
     Run,
     Summary,
     classify,
@@ -328,7 +329,7 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         shadowed = [f[len(guard.PRELOADED):] for f in findings if f.startswith(guard.PRELOADED)]
         findings = [f for f in findings if not f.startswith(guard.PRELOADED)]
         if shadowed and not findings:
-            return Run("import_shadowed", ", ".join(shadowed), cases or [], execution.exit_code, record, digest,
+            return Run("import_shadowed", _shadowed_line(shadowed), cases or [], execution.exit_code, record, digest,
                        {"plan": plan.as_json(), "findings": [], "observed": observed})
         if cases is not None and not findings:
             findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness), config)
@@ -344,10 +345,13 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         if broken and shadowed:
             # The test file failed to import because it got the plugin's copy (attrs before its fix
             # here): the copy is the cause to name, not a dependency to install.
-            return Run("import_shadowed", f"{', '.join(shadowed)} ({broken[:300]})", cases or [],
+            return Run("import_shadowed", f"{_shadowed_line(shadowed)} ({broken[:300]})", cases or [],
                        execution.exit_code, record, digest, facts)
         if broken:
             return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
+        alike = _setup_errors_alike(tests, cases, findings)
+        if alike:
+            return Run("collection_error", alike, cases or [], execution.exit_code, record, digest, facts)
         if cases is None and execution.exit_code in (PYTEST_INTERRUPTED, guard.PYTEST_USAGE_ERROR) and \
                 _only_missing_canaries(findings, allow_unfinished=True):
             # pytest stopped before collecting (a conftest that cannot be imported, an option its
@@ -368,6 +372,13 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         return Run("no_report", f"exit {execution.exit_code}, no JUnit report; {tail}", [], execution.exit_code,
                    record, digest)
     return _complete(execution, cases, record, digest)
+
+
+def _shadowed_line(shadowed: list[str]) -> str:
+    """The modules the environment's copy shadowed, said first to be pytest's own when they are (the project
+    under test is the runner)."""
+    line = ", ".join(shadowed)
+    return RUNNER_ITSELF + line if any(s.startswith(("pytest (", "_pytest (")) for s in shadowed) else line
 
 
 PYTEST_INTERRUPTED = 2
@@ -441,6 +452,26 @@ def _collection_errors(tests: list[str], cases: list[Any] | None, observed: dict
     if not broken:
         return ""
     return "; ".join(f"{c.id}: {c.message}" for c in broken[:3])
+
+
+_CANARY_ERRED = re.compile(r"^(guard: )?the canary that must (fail by an assertion|pass) did not \(error: (.+)\)$",
+                           re.S)
+
+
+def _setup_errors_alike(tests: list[str], cases: list[Any] | None, findings: list[str]) -> str:
+    """One line naming the error every test ran into, the canaries' and the requested ones' alike, when the
+    guard found nothing else (flask's conftest, blind15b: its autouse fixture reads `_pytest.monkeypatch.notset`,
+    which pytest 9 removed, so every test errors on setup); "" otherwise. Still no verdict, but the cause, not
+    tampering: a harness that stops every test the same way says nothing about the candidate."""
+    erred = [_CANARY_ERRED.match(f) for f in findings]
+    errors = {m.group(3) for m in erred if m}
+    if cases is None or not erred or not all(erred) or len(errors) != 1:
+        return ""
+    error = errors.pop()
+    requested = [c for c in cases if any(c.id == t or c.id.startswith(t + "[") for t in tests)]
+    if not requested or any(guard.shown(c) != f"error: {error}" for c in requested):
+        return ""
+    return f"every test errored alike, the canaries too (what the harness's conftest.py runs for each test): {error}"
 
 
 def _lacking_at_collection(tests: list[str], cases: list[Any] | None, observed: dict[str, Any],

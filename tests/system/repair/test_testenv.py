@@ -17,7 +17,7 @@ from signoff.repair import testenv
 from signoff.repair.guard import Plan
 from signoff.repair.junit import Case
 from signoff.repair.pytest_config import stage_test_file
-from signoff.repair.verifier import VerifyRequest, _collection_errors, _wheel_fix
+from signoff.repair.verifier import VerifyRequest, _collection_errors, _setup_errors_alike, _wheel_fix
 from signoff.sandbox.pyenv import PipError, find_python, pip_cause, requirement_named
 
 PYPROJECT = '''\
@@ -66,6 +66,22 @@ def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None
         testenv.plan(repo, base, [], True, ["docs"], None)
     with pytest.raises(UsageError, match="not a pytest requirement"):
         testenv.plan(repo, base, [], False, [], "pytest-mock==3")
+
+
+def test_the_pytest_a_lock_file_pins_limits_an_unversioned_pytest(tmp_path: Path) -> None:
+    """flask (blind15b): its `tests` group says `pytest` and its uv.lock 8.3.5; the newest pytest (9) lacks what
+    its conftest reads. The lock's pytest is a constraint then; a versioned pytest or --pytest is left alone."""
+    lock = ('version = 1\n[[package]]\nname = "pytest"\nversion = "8.3.5"\n'
+            'source = { registry = "https://pypi.org/simple" }\n')
+    declared = '[project]\nname = "f"\ndependencies = []\n[dependency-groups]\ntests = ["pytest", "six"]\n'
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": declared, "uv.lock": lock})
+    plan = testenv.plan(repo, base, [], True, ["tests"], None)
+    assert "pytest==8.3.5" in plan.constraints and plan.lines == ["pytest", "six"]
+    assert "pytest==8.3.5 (uv.lock of the base revision: the pytest the project runs)" in plan.sources
+    assert "pytest==8.3.5" not in testenv.plan(repo, base, [], True, ["tests"], "pytest==9.0.0").constraints
+    repo, base = _repo(tmp_path / "v", {"pyproject.toml": declared.replace('"pytest"', '"pytest>=9"'),
+                                        "uv.lock": lock})
+    assert "pytest==8.3.5" not in testenv.plan(repo, base, [], True, ["tests"], None).constraints
 
 
 def test_requirement_files_never_install_the_project_itself(tmp_path: Path) -> None:
@@ -175,6 +191,28 @@ def test_a_collection_error_is_named_only_when_nothing_else_is_wrong() -> None:
     canary = Case(plan.canary_file, "error", False, "ImportError", "ImportError: x")
     assert _collection_errors(["test_x.py::t"], [canary], {plan.canary_file: {"outcome": "error"}}, missing,
                               plan) == ""
+
+
+def test_every_test_erring_alike_the_canaries_too_is_named_not_tampering() -> None:
+    """flask (blind15b): its conftest's autouse fixture reads `_pytest.monkeypatch.notset`, gone in pytest 9, so
+    every test errors on setup, the canaries too. That error is the cause to name (with the pytest fix), not
+    tampering; any other finding, a requested test that ran, or another error leaves it to the guard."""
+    from signoff.repair.verdict import collection_fix
+
+    error = "failed on setup with \"AttributeError: module '_pytest.monkeypatch' has no attribute 'notset'\""
+    findings = [f"the canary that must fail by an assertion did not (error: {error})",
+                f"the canary that must pass did not (error: {error})"]
+    erred = Case("tests/test_basic.py::test_session", "error", False, "AttributeError", error)
+    named = _setup_errors_alike(["tests/test_basic.py::test_session"], [erred], findings)
+    assert named.endswith(error) and "canaries too" in named
+    assert "older pytest" in collection_fix(named)
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [erred],
+                               [*findings, "guard: pytest.main replaced"]) == ""
+    ran = Case("tests/test_basic.py::test_session", "passed", False, None, "")
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [ran], findings) == ""
+    other = Case("tests/test_basic.py::test_session", "error", False, "KeyError", "failed on setup with KeyError")
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [other], findings) == ""
+    assert _setup_errors_alike(["tests/test_basic.py::test_session"], [], findings) == ""
 
 
 def test_a_test_class_pytest_cannot_collect_is_named() -> None:
@@ -549,6 +587,48 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
     assert "in the checkout but not in the harness" in line
 
 
+def test_a_folder_a_test_file_names_beside_itself_comes_whole_with_the_persons_edits(tmp_path: Path) -> None:
+    """pylint (blind15b): test_functional.py lints every file of `Path(__file__).parent.resolve() / "functional"`;
+    the fix changes `functional/n/nan.txt`, which the person checked out. The folder comes with the harness (its
+    Python files are data there), the edit as left; a folder above the test file, or the project's code, does not."""
+    test = ("from pathlib import Path\nFUNCTIONAL_DIR = Path(__file__).parent.resolve() / 'functional'\n"
+            "UP = Path(__file__).parent / '..' / 'tests'\nCODE = Path(__file__).parent / '..' / 'pkg'\n")
+    repo, base = _repo(tmp_path / "r", {"tests/test_functional.py": test, "tests/functional/__init__.py": "",
+                                        "tests/functional/n/nan.py": "x == float('nan')\n",
+                                        "tests/functional/n/nan.txt": "base\n", "tests/functional/conftest.py": "",
+                                        "tests/other/test_y.py": "", "pkg/__init__.py": "", "pkg/core.py": ""})
+    (repo / "tests" / "functional" / "n" / "nan.txt").write_text("the fix's\n")
+    staged = _staged(repo, base, "tests/test_functional.py", tmp_path / "staged")
+    assert staged == ["tests/functional/__init__.py", "tests/functional/n/nan.py", "tests/functional/n/nan.txt",
+                      "tests/test_functional.py"]
+    assert (tmp_path / "staged" / "tests/functional/n/nan.txt").read_text() == "the fix's\n"
+
+
+def test_a_package_conftest_brings_no_copy_of_the_project_s_own_modules(tmp_path: Path) -> None:
+    """sympy (blind15b): sympy/conftest.py, above sympy/core/tests/, imports `sympy.core.cache` and more of sympy:
+    the project's code, which the run takes from the checkout; no frozen copy of it comes with the harness."""
+    repo, base = _repo(tmp_path / "r", {"sympy/__init__.py": "",
+                                        "sympy/conftest.py": "from sympy.core.cache import c\n",
+                                        "sympy/core/__init__.py": "", "sympy/core/cache.py": "c = 1\n",
+                                        "sympy/core/tests/__init__.py": "",
+                                        "sympy/core/tests/test_x.py": "from sympy.core.cache import c\n"})
+    assert _staged(repo, base, "sympy/core/tests/test_x.py", tmp_path / "staged") == [
+        "sympy/__init__.py", "sympy/conftest.py", "sympy/core/__init__.py", "sympy/core/tests/__init__.py",
+        "sympy/core/tests/test_x.py"]
+
+
+def test_the_helpers_a_test_package_init_imports_come_with_it(tmp_path: Path) -> None:
+    """xarray (blind15b): xarray/tests/__init__.py imports `xarray.tests.arrays`, which every test file importing
+    `xarray.tests` needs; the project's own `xarray/__init__.py` imports stay the checkout's."""
+    init = "from xarray.tests.arrays import DuckArray\nfrom xarray.core import api\n"
+    repo, base = _repo(tmp_path / "r", {"xarray/__init__.py": "from xarray.core import api\n",
+                                        "xarray/core/__init__.py": "", "xarray/core/api.py": "",
+                                        "xarray/tests/__init__.py": init, "xarray/tests/arrays.py": "",
+                                        "xarray/tests/test_x.py": "from xarray.tests import DuckArray\n"})
+    assert _staged(repo, base, "xarray/tests/test_x.py", tmp_path / "staged") == [
+        "xarray/__init__.py", "xarray/tests/__init__.py", "xarray/tests/arrays.py", "xarray/tests/test_x.py"]
+
+
 @pytest.mark.parametrize("inner_package", [False, True], ids=["inner-folder-no-init", "inner-package"])
 def test_a_nested_test_module_keeps_the_helpers_of_its_outer_test_package(tmp_path: Path, inner_package: bool) -> None:
     """uvicorn's tests/protocols/test_http.py (tests/protocols/ has no __init__.py) imports `tests.response`, a
@@ -777,8 +857,18 @@ def test_tox_deps_read_toxinidir_and_the_factors_that_name_the_python() -> None:
            "    !py311: nothing\n    https://github.com/celery/vine/zipball/master\n")
     assert testenv.tox_deps(tox, (3, 11)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt", "mock",
                                               "https://github.com/celery/vine/zipball/master"]
-    assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt",
+    # `!py311` holds in an environment without that factor, as tox reads it.
+    assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt", "nothing",
                                               "https://github.com/celery/vine/zipball/master"]
+
+
+def test_tox_deps_keep_a_negated_factor_the_python_does_not_hold() -> None:
+    """pylint's tox.ini (blind15b): `!pypy: -r requirements_test.txt` is what every CPython environment installs
+    and `pypy: -r requirements_test_min.txt` what PyPy's does; a negated factor held by this Python stays out."""
+    tox = ("[testenv]\ndeps =\n    !pypy: -r {toxinidir}/requirements_test.txt\n"
+           "    pypy: -r {toxinidir}/requirements_test_min.txt\n    !py311-!lint: six\n    !py311: mock\n")
+    assert testenv.tox_deps(tox, (3, 11)) == ["-r requirements_test.txt"]
+    assert testenv.tox_deps(tox, (3, 12)) == ["-r requirements_test.txt", "six", "mock"]
 
 
 def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_path: Path) -> None:

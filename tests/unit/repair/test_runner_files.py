@@ -154,6 +154,15 @@ def test_a_replaced_function_or_its_code_is_found_and_an_untouched_one_is_not() 
     assert [f.split(" (by")[0] for f in guard.findings] == ["replaced: m.swapped", "code replaced: m.recoded"]
 
 
+def test_the_display_hook_the_project_sets_is_no_finding() -> None:
+    """sympy (blind15b): its root conftest.py sets `sys.__displayhook__` to the pretty printer sympy installed; a
+    display hook prints, and judges nothing. A replaced sys function still is a finding."""
+    guard = _fresh_guard()
+    watched = {".".join(e[1]) for e in guard._entries()}
+    assert "sys.__displayhook__" not in watched and "sys.displayhook" not in watched
+    assert "sys.getrecursionlimit" in watched
+
+
 def _reporter_swap(guard: types.ModuleType, replace: bool) -> list[str]:
     """pytest-relaxed's way: pytest's `terminalreporter` unregistered and another registered under its name
     in a trylast pytest_configure, after the guard's snapshot."""

@@ -760,3 +760,17 @@ def test_an_installed_plugin_the_guard_left_out_is_noted_once_by_name() -> None:
             Run("complete", "", [], 0, {"stderr": ""}), Run("timeout")]
     notes = refused_plugin_notes(runs)
     assert len(notes) == 1 and notes[0].startswith("the installed pytest plugin flake8 was left out of the runs")
+
+
+def test_pytest_itself_shadowed_by_the_environment_is_named_with_a_runner_that_can_test_it() -> None:
+    """pytest-dev/pytest (blind15b): the guarded run's pytest is the environment's, so pytest's own tests never
+    import the candidate's; the line says the project is the runner and the fix names a command template."""
+    from signoff.repair.verdict import reason
+    from signoff.repair.verifier import _shadowed_line
+
+    line = _shadowed_line(["_pytest (/opt/signoff-venv/lib/python3.11/site-packages/_pytest/__init__.py)",
+                           "pytest (/opt/signoff-venv/lib/python3.11/site-packages/pytest/__init__.py)"])
+    assert line.startswith("the project under test is pytest itself")
+    assert "--runner '{python} -m pytest" in reason("import_shadowed", line)["fix"]
+    other = reason("import_shadowed", _shadowed_line(["attr (/opt/signoff-venv/lib/python3.11/site-packages/attr)"]))
+    assert other["detail"].startswith("attr (") and "leave the distribution" in other["fix"]

@@ -68,7 +68,10 @@ _BROAD = ("builtins", "os", "posix", "sys", "importlib", "importlib._bootstrap",
 # Hooks pytest itself replaces for the length of a session.
 _MANAGED_MODULES = {"sys", "threading"}
 _MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", "sys.excepthook",
-            "sys.displayhook", "threading._trace_hook", "threading._profile_hook"}
+            "sys.displayhook", "threading._trace_hook", "threading._profile_hook",
+            # It only prints a value (the interpreter's prompt, doctest's examples), as a __repr__ does, and judges
+            # nothing: sympy's root conftest.py sets it to the pretty printer its own init_printing installed.
+            "sys.__displayhook__"}
 _AssertionError = AssertionError
 _Failed = pytest.fail.Exception  # pytest's own failed check: `pytest.raises` that DID NOT RAISE, `pytest.fail()`
 _PathFinder = __import__("importlib.machinery").machinery.PathFinder
