@@ -469,7 +469,11 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
     m = re.search(r"(\d{4})-(\d{2})-(\d{2})", head)
     if m:
         when = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        wrong = (when + timedelta(days=3)).isoformat()
+        # three days later, or earlier where that is the tag's own day (tailwindcss' `## [4.3.2] - 2026-06-26`,
+        # prepared three days before its tag of 06-29: the later date would be true)
+        tagged = date.fromisoformat(grade_of.release_day) if grade_of.release_day else None
+        shift = -3 if tagged is not None and abs((when + timedelta(days=3) - tagged).days) <= 1 else 3
+        wrong = (when + timedelta(days=shift)).isoformat()
         out.append(("date", wrong, section.replace(m.group(0), wrong, 1), section))
     else:
         truth = grade_of.release_day

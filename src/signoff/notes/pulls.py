@@ -252,6 +252,22 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
     return quoted_unseen >= 2
 
 
+def unseen_identifier_parts(item: str, seen: set[str]) -> set[str]:
+    """The words of the snake_case or camelCase identifiers an item names that git holds nowhere whole
+    (`retry` and `forever` of `retry_forever`): a part met elsewhere ("the intended retry pattern") is
+    chance, not the identifier."""
+    flat = {w.replace("_", "") for w in seen}
+    out: set[str] = set()
+    for quoted, code in _CODE.findall(_EMAIL.sub(" ", without_links(item))):
+        name = (quoted or code).strip()
+        if name.isupper() or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*", name):
+            continue  # (a setting in capitals, `FMT_ENFORCE_COMPILE_STRING`, may be named by its parts)
+        whole = {w.replace("_", "") for w in words(name.lower())}
+        if not whole & flat:
+            out |= words(_CAMEL.sub(" ", name).replace("_", " "))
+    return out
+
+
 def common_words(per_commit: list[set[str]]) -> set[str]:
     """The words many commits of a range share (in at least three, and a tenth of them)."""
     seen: dict[str, int] = {}
@@ -263,6 +279,10 @@ def common_words(per_commit: list[set[str]]) -> set[str]:
 
 
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$", re.MULTILINE)
+_LOCK_PART = re.compile(r"^diff --git a/\S*?(?:yarn\.lock|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|"
+                        r"bun\.lockb?|deno\.lock|Cargo\.lock|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|"
+                        r"Gemfile\.lock|composer\.lock|go\.sum|mix\.lock|flake\.lock) .*?(?=^diff --git |\Z)",
+                        re.MULTILINE | re.DOTALL)
 DIFF_BYTES = 1 << 20  # the part of a pull request's diff read: a vendored or generated file says nothing more
 
 
@@ -272,6 +292,9 @@ def diff_words(diff: str) -> set[str]:
     a release policy document" adding a page on supported major versions)."""
     # and the function or class each hunk changed, which git names after its line numbers
     # (`@@ -853,0 +854,4 @@ def canonicalize_name(...)`): the code a change is in, unchanged itself
+    # A dependency lock file names packages, not the change (jest's 838 lines of `yarn.lock` in "update React
+    # Native testing example project" hold `cache`, `parse`, `plugin` and `start`): its part is left out.
+    diff = _LOCK_PART.sub("", diff)
     changed = [line[1:] for line in diff.splitlines()
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
         [m.group(1) for m in _HUNK.finditer(diff)]
