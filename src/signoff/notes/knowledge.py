@@ -726,6 +726,9 @@ class Knowledge:
             # from a YAML file in the user's config directory", credited to "Don't include `cwd()` when
             # non-empty `--reload-dirs` is passed"): chance, unless the diff holds half the item
             return own[0]
+        if len(shared) == 1 and len(item_refs) == 1 and len(said) == LONG_ITEM - 1 and \
+                self._named_by_paths_alone(said, shared[0], n, own):
+            return own[0]
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
@@ -734,6 +737,16 @@ class Knowledge:
         if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item_code, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff, len(diff) >= LARGE_DIFF) else None
+
+    def _named_by_paths_alone(self, said: set[str], word: str, n: str, own: list[Carrier]) -> bool:
+        """Whether an item of five words shares its one word with the pull request only by the name of a
+        file it touched, and its diff holds none of its other words: a word of the project's layout, not of
+        the change (trio's "Add prebuilt wheels and binaries for Windows on ARM64" for "Drop 3.9 support",
+        which edits `_io_windows.py`). A longer item is judged by `_off_title` and `diff_decides`."""
+        made = self.pull_request(n)
+        told = evidence([_CLOSES.sub(" ", _KIND.sub(r"\1 ", c.subject) + "\n" + c.body) for c in made], [])
+        diff = self._diff(n, own)
+        return not shared_words(said, told) and len(diff) >= MIN_EVIDENCE_WORDS and not (said & diff) - {word}
 
     def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
         """Whether a long item sharing words only with a pull request's body or paths, none with its

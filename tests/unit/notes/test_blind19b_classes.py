@@ -106,3 +106,20 @@ def test_a_dependency_lock_file_says_nothing_of_a_change() -> None:
     found = diff_words(diff)
     assert {"plugin", "pars", "cach"} & found == set()
     assert words("example app start") <= found
+
+
+def test_a_file_name_alone_ties_no_item_of_five_words() -> None:
+    # trio 0.32.0 (blind18, bench): the planted "Add prebuilt wheels and binaries for Windows on ARM64 `#3345`" for
+    # "Drop 3.9 support (#3345)" passed: the pull request edits `src/trio/_core/_io_windows.py`, and the item, of five
+    # words, was too short to be judged by a word met in the paths alone
+    k = Knowledge("v0.31.0..v0.32.0", None, [], [
+        _commit(1, "Drop 3.9 support (#3345)", "Removes the shims for Python 3.9.",
+                paths=("src/trio/_core/_io_windows.py", "src/trio/_util.py", "pyproject.toml"))])
+    k.diff_of = lambda commit: diff_words("@@ -1 +1 @@ class WindowsIOManager:\n-if sys.version_info < (3, 10):\n"
+                                          "+requires-python = \">=3.10\"\n")
+    item = "- {text} (`#3345 <https://github.com/python-trio/trio/issues/3345>`__)\n"
+    invented = "Add prebuilt wheels and binaries for Windows on ARM64"
+    assert _unsupported(k, item.format(text=invented), "history.rst") == {"#3345", "/issues/3345"}
+    # a word the messages say, or the diff holds besides the file's, ties the item
+    assert _unsupported(k, item.format(text="Drop the Windows shims for Python 3.9"), "history.rst") == set()
+    assert _unsupported(k, item.format(text="Raise requires-python on Windows builds"), "history.rst") == set()
