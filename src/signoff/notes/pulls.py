@@ -279,10 +279,6 @@ def common_words(per_commit: list[set[str]]) -> set[str]:
 
 
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$", re.MULTILINE)
-_LOCK_PART = re.compile(r"^diff --git a/\S*?(?:yarn\.lock|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|"
-                        r"bun\.lockb?|deno\.lock|Cargo\.lock|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|"
-                        r"Gemfile\.lock|composer\.lock|go\.sum|mix\.lock|flake\.lock) .*?(?=^diff --git |\Z)",
-                        re.MULTILINE | re.DOTALL)
 DIFF_BYTES = 1 << 20  # the part of a pull request's diff read: a vendored or generated file says nothing more
 
 
@@ -292,9 +288,6 @@ def diff_words(diff: str) -> set[str]:
     a release policy document" adding a page on supported major versions)."""
     # and the function or class each hunk changed, which git names after its line numbers
     # (`@@ -853,0 +854,4 @@ def canonicalize_name(...)`): the code a change is in, unchanged itself
-    # A dependency lock file names packages, not the change (jest's 838 lines of `yarn.lock` in "update React
-    # Native testing example project" hold `cache`, `parse`, `plugin` and `start`): its part is left out.
-    diff = _LOCK_PART.sub("", diff)
     changed = [line[1:] for line in diff.splitlines()
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
         [m.group(1) for m in _HUNK.finditer(diff)]
