@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind19` (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
+Sets, reported in this order: `blind19` and `blind19b` (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
 UTC, as `blind8`), `blind16` (fetched on
 2026-12-07 08:58 UTC, as `blind8`),
@@ -372,6 +372,19 @@ PROJECTS = [
             r"^Version {v}\s*$", "blind19"),
     Project("arrow-py/arrow", "b247ad073d4c350270528edb5afff8e7f4f7d9e4", "CHANGELOG.rst", "{v}", r"^{v} \(",
             "blind19"),
+    # blind19b: fetched on 2026-12-07 14:18 UTC (JavaScript/TypeScript projects: a CSS framework, a syntax
+    # highlighter, a UI compiler, a query builder, a database client), configured by their heading lines only;
+    # sections and plants exported (`--plant-only`) and committed before the grader first read them. svelte's
+    # changelog is its package's (changesets, tags `svelte@5.56.10`), node-postgres' its `pg` package's (`pg@8.23.0`)
+    Project("tailwindlabs/tailwindcss", "90f8ff41c8e2a4d17bc76921e23e9d672123da76", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\] - ", "blind19b"),
+    Project("highlightjs/highlight.js", "0bc57cfcfb7eab3de7b9ed07e51ff02f6dca441f", "CHANGES.md", "{v}",
+            r"^## Version {v}\s*$", "blind19b"),
+    Project("sveltejs/svelte", "15720b16a5ef33e3e1f4301c77b94ec375070e73", "packages/svelte/CHANGELOG.md",
+            "svelte@{v}", r"^## {v}\s*$", "blind19b"),
+    Project("knex/knex", "e25d54bcb707714a17f5a5744eba5c4246bb4d1d", "CHANGELOG.md", "{v}", r"^# {v} - ", "blind19b"),
+    Project("brianc/node-postgres", "c9e57617bc92c2ded23a75345f50eadc527bd131", "CHANGELOG.md", "pg@{v}",
+            r"^## pg@{v}\s*$", "blind19b"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -470,7 +483,11 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
     m = re.search(r"(\d{4})-(\d{2})-(\d{2})", head)
     if m:
         when = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        wrong = (when + timedelta(days=3)).isoformat()
+        # three days later, or earlier where that is the tag's own day (tailwindcss' `## [4.3.2] - 2026-06-26`,
+        # prepared three days before its tag of 06-29: the later date would be true)
+        tagged = date.fromisoformat(grade_of.release_day) if grade_of.release_day else None
+        shift = -3 if tagged is not None and abs((when + timedelta(days=3) - tagged).days) <= 1 else 3
+        wrong = (when + timedelta(days=shift)).isoformat()
         out.append(("date", wrong, section.replace(m.group(0), wrong, 1), section))
     else:
         truth = grade_of.release_day
@@ -1034,8 +1051,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind19", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b",
-            "blind15", "blind14", "blind13",
+    sets = ["blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c",
+            "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]

@@ -33,6 +33,7 @@ from signoff.notes.pulls import (
     names_unseen_code,
     shared_words,
     unrelated,
+    unseen_identifier_parts,
     versions_in,
     without_links,
     words,
@@ -44,8 +45,9 @@ BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|gre
                   r"allcontributors|mergify|codecov", re.IGNORECASE)
 # Numbers a commit carries: PR and issue references in its subject and body, and the numbers of the
 # changelog fragments it adds (towncrier `changes/1234.bugfix.rst`, prettier's
-# `changelog_unreleased/less/19574.md`).
-_CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)(\d+)\b",
+# `changelog_unreleased/less/19574.md`). GitHub numbers from 1: `#0000` is a colour (tailwindcss' "initial value
+# `#0000`"), no reference.
+_CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)([1-9]\d*)\b",
                       re.IGNORECASE)
 _FRAGMENT = re.compile(r"(?:^|/)(?:(?:changelog|changes|news|release)[-_])?"
                        r"(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|\.changeset|unreleased)/"
@@ -710,7 +712,10 @@ class Knowledge:
                 return None
             return self._invented_issue(n, item, carriers)
         if n not in self._known:
-            self._known[n] = self._evidence(self.pull_request(n))
+            # a release's commit carrying `n` (changesets' "Version Packages (#18640)", whose body is the section
+            # and whose paths are the `.changeset/*.md` files it collects) says the release's words, not the change's
+            self._known[n] = self._evidence([c for c in self.pull_request(n) if c.own in (n, None) or
+                                             not (c.versions or _RELEASE_SUBJECT.search(c.subject))])
         if self._common is None:
             self._common = common_words([self._evidence([c]) for c in self.carriers])
         said, known = item_words(item), self._known[n]
@@ -722,7 +727,9 @@ class Knowledge:
         # the code of the item itself, or of what it continues where its own line says little
         # (towncrier's "Related issues" line under the paragraph it numbers)
         named = unit_code if len(item_words(unit)) >= MIN_ITEM_WORDS else item_code
-        if len(item_refs) == 1 and len(shared) <= CHANCE and names_unseen_code(named, known) and \
+        # (the parts of an identifier git holds nowhere whole tie nothing: `retry` of `retry_forever`)
+        chance = [w for w in shared if w not in unseen_identifier_parts(named, known)]
+        if len(item_refs) == 1 and len(chance) <= CHANCE and names_unseen_code(named, known) and \
                 len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
@@ -746,6 +753,9 @@ class Knowledge:
             # from a YAML file in the user's config directory", credited to "Don't include `cwd()` when
             # non-empty `--reload-dirs` is passed"): chance, unless the diff holds half the item
             return own[0]
+        if len(shared) == 1 and len(item_refs) == 1 and len(said) == LONG_ITEM - 1 and \
+                self._named_by_paths_alone(said, shared[0], n, own):
+            return own[0]
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
@@ -754,6 +764,16 @@ class Knowledge:
         if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item_code, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff, len(diff) >= LARGE_DIFF) else None
+
+    def _named_by_paths_alone(self, said: set[str], word: str, n: str, own: list[Carrier]) -> bool:
+        """Whether an item of five words shares its one word with the pull request only by the name of a
+        file it touched, and its diff holds none of its other words: a word of the project's layout, not of
+        the change (trio's "Add prebuilt wheels and binaries for Windows on ARM64" for "Drop 3.9 support",
+        which edits `_io_windows.py`). A longer item is judged by `_off_title` and `diff_decides`."""
+        made = self.pull_request(n)
+        told = evidence([_CLOSES.sub(" ", _KIND.sub(r"\1 ", c.subject) + "\n" + c.body) for c in made], [])
+        diff = self._diff(n, own)
+        return not shared_words(said, told) and len(diff) >= MIN_EVIDENCE_WORDS and not (said & diff) - {word}
 
     def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
         """Whether a long item sharing words only with a pull request's body or paths, none with its
@@ -839,7 +859,8 @@ class Knowledge:
     def _evidence(made: list[Carrier]) -> set[str]:
         # a conventional commit's kind (`feat:`, `chore(deps):`) is a word of every such commit, not of
         # its change ("feat: implement response.has" says nothing of a "feature"); its scope is
-        return evidence([_KIND.sub(r"\1 ", c.subject) + "\n" + c.body for c in made],
+        # its closing keywords too ("close #6433", "Fixes #12"): they say which issue, not what changed
+        return evidence([_CLOSES.sub(" ", _KIND.sub(r"\1 ", c.subject) + "\n" + c.body) for c in made],
                         [p for c in made for p in c.paths], [c.author for c in made])
 
     def _substituted(self, own: Carrier, item_refs: set[str], n: str) -> str:

@@ -115,6 +115,10 @@ _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)", re.IGNOR
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _RELEASE_WORDS = re.compile(r"^\W*(?:released?|version|release\s+date|tagged|published)\b", re.IGNORECASE)
 _LINES_CONTEXT = re.compile(r"\blines?\b|\bcode\b|\binsertions?\b|\bdeletions?\b", re.IGNORECASE)
+# git's line totals are written as a pair ("120 insertions(+), 30 deletions(-)", "120 additions and 30
+# deletions") or beside the files changed; "96 additions including anchor-name, ..." alone counts things added
+_CHANGE_NOUN = re.compile(r"^(?:insertions?|additions?|deletions?)$", re.IGNORECASE)
+_LINE_TOTALS = re.compile(r"\d\s+(?:insertions?|additions?|deletions?|files?\s+changed)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -321,7 +325,10 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         value = _WORDS.get(raw)
         n = value if value is not None else int(raw.replace(",", ""))
         metric = _metric(m.group(3), m.group(2))
-        if metric.startswith(("lines", "files")) and (value is not None or not _RANGE_TOTAL.search(m.group(0))):
+        alone = _CHANGE_NOUN.match(m.group(3)) is not None and \
+            len(_LINE_TOTALS.findall(text, max(0, m.start() - 80), m.end() + 80)) < 2
+        if metric.startswith(("lines", "files")) and (value is not None or not _RANGE_TOTAL.search(m.group(0))
+                                                      or alone):
             # "one line", "up to 80 lines", "3 files": sizes of something, not the range's totals
             add(Meaning("other", m.group(0), m.start(), checkable=False, why="size of something else"),
                 m.start(), m.end())

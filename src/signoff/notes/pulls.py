@@ -252,6 +252,22 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
     return quoted_unseen >= 2
 
 
+def unseen_identifier_parts(item: str, seen: set[str]) -> set[str]:
+    """The words of the snake_case or camelCase identifiers an item names that git holds nowhere whole
+    (`retry` and `forever` of `retry_forever`): a part met elsewhere ("the intended retry pattern") is
+    chance, not the identifier."""
+    flat = {w.replace("_", "") for w in seen}
+    out: set[str] = set()
+    for quoted, code in _CODE.findall(_EMAIL.sub(" ", without_links(item))):
+        name = (quoted or code).strip()
+        if name.isupper() or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*", name):
+            continue  # (a setting in capitals, `FMT_ENFORCE_COMPILE_STRING`, may be named by its parts)
+        whole = {w.replace("_", "") for w in words(name.lower())}
+        if not whole & flat:
+            out |= words(_CAMEL.sub(" ", name).replace("_", " "))
+    return out
+
+
 def common_words(per_commit: list[set[str]]) -> set[str]:
     """The words many commits of a range share (in at least three, and a tenth of them)."""
     seen: dict[str, int] = {}
