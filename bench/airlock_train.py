@@ -64,6 +64,7 @@ FOLDS = 3
 MAX_PER_SOURCE = 1500
 MAX_WINDOWS = 6
 MAX_COMMITS = 400  # commit messages per repository
+BARE_CAP = 500  # texts per source of --bare-orders: the first candidate's 1500 flooded it with "Please ..."
 TASKS = "self-instruct tasks planted in reports"
 # data repositories: their own commit messages are not harvested as honest text
 DATA_ONLY = (
@@ -834,7 +835,7 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
 
 def load_all(
     mirrors: list[str], cache: Path, packages: tuple[str, ...] = (), *, with_tool_outputs: bool = False,
-    bare_orders: bool = False,
+    bare_orders: bool = False, bare_cap: int = BARE_CAP,
 ) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
@@ -854,7 +855,7 @@ def load_all(
         if with_tool_outputs or bare_orders:
             records += tool_records(name, git_dir, commit)
     if bare_orders:
-        examples += bare_order_examples(mirrors, examples)
+        examples += bare_order_examples(mirrors, examples, bare_cap)
     tasks = [e for e in examples if e.source == TASKS]  # kept only planted
     examples = [e for e in examples if e.source != TASKS]
     examples += planted(examples + tasks)
@@ -892,9 +893,9 @@ def _specs(mirrors: list[str]) -> list[tuple[str, str, str]]:
     return out
 
 
-def bare_order_examples(mirrors: list[str], examples: list[Example]) -> list[Example]:
+def bare_order_examples(mirrors: list[str], examples: list[Example], cap: int = BARE_CAP) -> list[Example]:
     """The eleventh and twelfth passes' final-set sources (`airlock_bare_orders.py`), less the third
-    kept for development (`dev_held_out` of each item's key), at most MAX_PER_SOURCE per source."""
+    kept for development (`dev_held_out` of each item's key), at most `cap` per source."""
     import airlock_bare_orders as bo
 
     hosts = sorted(e.text for e in examples if e.label == 0 and e.source.startswith(HOST_SOURCES[1:]))
@@ -908,7 +909,7 @@ def bare_order_examples(mirrors: list[str], examples: list[Example]) -> list[Exa
     out = []
     for _source, found in sorted(by_source.items()):
         unique = {e.text.strip(): e for e in found if len(e.text.split()) >= 3}
-        chosen = sorted(unique, key=lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest())[:MAX_PER_SOURCE]
+        chosen = sorted(unique, key=lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest())[:cap]
         out += [unique[text] for text in chosen]
     return out
 
@@ -967,9 +968,11 @@ def main() -> int:
     parser.add_argument("--bare-orders", action="store_true",
                         help="also train on the eleventh and twelfth passes' final-set sources (less a development "
                         "third) and on bare orders planted in e-mails, tables, code and web pages (thirteenth pass)")
+    parser.add_argument("--bare-cap", type=int, default=BARE_CAP,
+                        help="with --bare-orders: texts per new source (the thirteenth pass's first candidate: 1500)")
     args = parser.parse_args()
     examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
-                                 bare_orders=args.bare_orders)
+                                 bare_orders=args.bare_orders, bare_cap=args.bare_cap)
     model, manifest = train(examples, jobs=args.jobs)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")
