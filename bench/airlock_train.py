@@ -19,6 +19,9 @@ in docs/airlock.md lists them):
 With --tool-outputs (twelfth pass, not in the shipped model): real tool-output records (PyGithub's
 ReplayData, bugbug's and InEx-Bug's issue records), honest and with attacks planted in a free-text
 field (`airlock_tool_records.py`); a third of AgentDojo's goals (`dev_held_out`) is then never read.
+With --bare-orders (thirteenth pass, not in the shipped model): the eleventh and twelfth passes'
+final-set sources less a development third (`airlock_bare_orders.py`), and bare orders planted in
+e-mails, tables, code and web pages with as many honest texts of each (`airlock_carriers.py`).
 The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
