@@ -19,6 +19,9 @@ in docs/airlock.md lists them):
 With --tool-outputs (twelfth pass, not in the shipped model): real tool-output records (PyGithub's
 ReplayData, bugbug's and InEx-Bug's issue records), honest and with attacks planted in a free-text
 field (`airlock_tool_records.py`); a third of AgentDojo's goals (`dev_held_out`) is then never read.
+With --bare-orders (thirteenth pass, not in the shipped model): the eleventh and twelfth passes'
+final-set sources less a development third (`airlock_bare_orders.py`), and bare orders planted in
+e-mails, tables, code and web pages with as many honest texts of each (`airlock_carriers.py`).
 The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
@@ -64,6 +67,7 @@ FOLDS = 3
 MAX_PER_SOURCE = 1500
 MAX_WINDOWS = 6
 MAX_COMMITS = 400  # commit messages per repository
+BARE_CAP = 500  # texts per source of --bare-orders: the first candidate's 1500 flooded it with "Please ..."
 TASKS = "self-instruct tasks planted in reports"
 # data repositories: their own commit messages are not harvested as honest text
 DATA_ONLY = (
@@ -71,6 +75,9 @@ DATA_ONLY = (
     "yizhongw/self-instruct", "Jarviswang94/Multilingual_safety_benchmark",
     "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM-Ecosystem",
     "microsoft/TaskTracker", "dagnelli/ai-ethical-hacker", "tldr-pages/tldr", "jlevy/the-art-of-command-line",
+    # thirteenth pass (--bare-orders): the sources of the eleventh and twelfth passes' final sets
+    "leolee99/AgentDyn", "gstaff/hackaprompt-solutions", "wamaw123/Learn_Prompting_FR", "enkryptai/xInjectAgent",
+    "egozverev/Should-It-Be-Executed-Or-Processed", "rustyorb/pincer",
 )
 
 
@@ -480,7 +487,7 @@ def planted(examples: list[Example]) -> list[Example]:
     rng = random.Random(SEED)
     out: list[Example] = []
     for example in sorted(examples, key=lambda e: (e.source, e.text)):
-        if example.label != 1 or not hosts:
+        if example.label != 1 or not hosts or example.planted:  # already inside a carrier of its own
             continue
         if example.source != TASKS and rng.random() < 0.5:
             continue
@@ -573,13 +580,20 @@ def feature_sets(example: Example) -> list[tuple[int, ...]]:
         attack = set(views(example.planted)[0])
         # in a tool's record the attack sits inside a value ('"body": "Delete the file ..."'): its
         # sentences are parts of the record's lines, not lines of their own
-        inside = example.source == TOOL_ATTACKS
+        inside = example.source == TOOL_ATTACKS or example.source.startswith(INSIDE_SOURCES)
         parts = [sentence for sentence in attack if len(sentence) >= MIN_PART] if inside else []
         for first, last, features in intent.windows(plain, folded)[:-1]:
             window = plain[first - 1 : last]
             if attack & set(window) or any(part in line for part in parts for line in window):
                 out.append(tuple(sorted(features)))
     return out
+
+
+def use_model(path: Path) -> None:
+    """Scan with the model at `path` instead of the shipped one, for the rest of the process (a bench's --model)."""
+    chosen = intent.load(path)
+    intent.model = lambda: chosen  # type: ignore[assignment]
+    print(f"  model {path} threshold {chosen.threshold}")
 
 
 def score(text: str, model: intent.Model) -> float:
@@ -638,6 +652,10 @@ def group_of(source: str) -> str:
         return "translated docs and messages"
     if source in ("signoff tune_negatives", "signoff hard_negatives"):
         return "signoff honest reports"
+    if source.startswith(BARE_ORDER_SOURCES):
+        return "air11-air12 final-set sources"  # one fold: its honest texts scored by a model that saw none of them
+    if source.startswith(CARRIER):
+        return "carriers"
     if source in (TOOL_ATTACKS, TOOL_HONEST):
         # one shape: its fold is a model that never saw a tool's record, planted or honest
         return "tool-output records"
@@ -675,15 +693,21 @@ class Fold:
     scores: dict[int, float]  # example index -> strongest window score, for the group's examples
 
 
-def out_of_source(examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]], jobs: int = 1) -> list[Fold]:
+def out_of_source(
+    examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]], jobs: int = 1, *, honest_only: bool = False
+) -> list[Fold]:
     """For every source group: train without it (and without near copies of it), score its texts
     as the scanner would (strongest window). These scores are out of source: the texts, their
     source and everything copied from it were unseen. With a single group (a small fixture),
-    folds are taken by position instead."""
+    folds are taken by position instead. With `honest_only`, only the groups with honest texts
+    (the threshold reads nothing else: the same threshold, in a third of the fits)."""
     groups = sorted({group_of(e.source) for e in examples})
-    names = groups if len(groups) > 1 else [str(n) for n in range(FOLDS)]
+    by_source = len(groups) > 1
+    if by_source and honest_only:
+        groups = sorted({group_of(e.source) for e in examples if e.label == 0})
+    names = groups if by_source else [str(n) for n in range(FOLDS)]
     global _FOLD_INPUT
-    _FOLD_INPUT = (examples, rows_of, len(groups) > 1)
+    _FOLD_INPUT = (examples, rows_of, by_source)
     try:
         if jobs > 1:  # each fit is independent and deterministic: the same folds, in the same order
             import multiprocessing
@@ -770,7 +794,7 @@ def train(
     rows = [(features, examples[i].label) for i in range(len(examples)) for features in rows_of[i]]
     weights, bias = fit(rows)
     if folds is None:
-        folds = out_of_source(examples, rows_of, jobs)
+        folds = out_of_source(examples, rows_of, jobs, honest_only=True)
     threshold = macro_threshold(honest_scores(examples, folds))
     counts: dict[str, list[int]] = {}
     for example in examples:
@@ -813,7 +837,8 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
 
 
 def load_all(
-    mirrors: list[str], cache: Path, packages: tuple[str, ...] = (), *, with_tool_outputs: bool = False
+    mirrors: list[str], cache: Path, packages: tuple[str, ...] = (), *, with_tool_outputs: bool = False,
+    bare_orders: bool = False, bare_cap: int = BARE_CAP,
 ) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
@@ -830,17 +855,106 @@ def load_all(
         commit = _git(git_dir, "rev-parse", commit).strip()
         examples += mirror_examples(name, git_dir, commit)
         sources[f"github {name}"] = commit
-        if with_tool_outputs:
+        if with_tool_outputs or bare_orders:
             records += tool_records(name, git_dir, commit)
+    if bare_orders:
+        examples += bare_order_examples(mirrors, examples, bare_cap)
     tasks = [e for e in examples if e.source == TASKS]  # kept only planted
     examples = [e for e in examples if e.source != TASKS]
     examples += planted(examples + tasks)
     if with_tool_outputs:
         examples += tool_output_examples(records, examples + tasks, cache)
-        sources["derived tool outputs"] = (
+        sources["signoff derived tool outputs"] = (
             f"records of PyGithub tests/ReplayData, bugbug's fixtures, InEx-Bug (as pinned above), honest and with "
             f"an attack planted, seed {SEED}; AgentDojo's development goals (dev_held_out) never read")
+    if bare_orders:
+        examples += carrier_examples(mirrors, records, examples + tasks, cache)
+        sources["signoff derived carriers"] = (
+            f"e-mails (bodies: reports above), Markdown and CSV tables (records above), code (click, starlette, "
+            f"PyGithub, express as pinned above), web pages (FastAPI's English docs), honest and with a bare order "
+            f"planted, as many of each, seed {SEED}")
     return examples, sources
+
+
+# --- bare orders in data (thirteenth pass, --bare-orders) ----------------------------------------
+
+BARE_ORDER_SOURCES = ("agentdyn", "hackaprompt", "learn prompting", "injecagent", "sep ", "pincer")
+CARRIER = "carrier: "
+INSIDE_SOURCES = ("agentdyn goals in tool data", "injecagent tool responses", "sep probes in task data", CARRIER)
+CARRIER_ATTACKS = 1500  # bare orders planted in carriers, each carrier given as many honest texts
+CODE_SOURCES = {"pallets/click": ("src/click/", ".py"), "encode/starlette": ("starlette/", ".py"),
+                "PyGithub/PyGithub": ("github/", ".py"), "expressjs/express": ("lib/", ".js")}
+CODE_FILES = 40  # per repository, by SHA-256 of the path
+
+
+def _specs(mirrors: list[str]) -> list[tuple[str, str, str]]:
+    out = []
+    for spec in mirrors:
+        name, _, rest = spec.partition("=")
+        git_dir, _, commit = rest.rpartition("@")
+        out.append((name, git_dir, _git(git_dir, "rev-parse", commit).strip()))
+    return out
+
+
+def bare_order_examples(mirrors: list[str], examples: list[Example], cap: int = BARE_CAP) -> list[Example]:
+    """The eleventh and twelfth passes' final-set sources (`airlock_bare_orders.py`), less the third
+    kept for development (`dev_held_out` of each item's key), at most `cap` per source."""
+    import airlock_bare_orders as bo
+
+    hosts = sorted(e.text for e in examples if e.label == 0 and e.source.startswith(HOST_SOURCES[1:]))
+    fills = _capped((line for text in hosts for line in text.split("\n")[1:2]
+                     if 5 <= len(line.split()) <= 30 and "://" not in line), 2000)
+    by_source: dict[str, list[Example]] = {}
+    for name, git_dir, commit in _specs(mirrors):
+        for item in bo.items(name, git_dir, commit, fills):
+            if not bo.held(item):
+                by_source.setdefault(item.source, []).append(Example(item.source, item.label, item.text, item.planted))
+    out = []
+    for _source, found in sorted(by_source.items()):
+        unique = {e.text.strip(): e for e in found if len(e.text.split()) >= 3}
+        chosen = sorted(unique, key=lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest())[:cap]
+        out += [unique[text] for text in chosen]
+    return out
+
+
+def code_files(mirrors: list[str], skip: int = 0) -> list[str]:
+    """CODE_FILES source files of each code repository, by SHA-256 of the path (after the first `skip`)."""
+    code = []
+    for name, git_dir, commit in _specs(mirrors):
+        if name in CODE_SOURCES:
+            root, suffix = CODE_SOURCES[name]
+            files = [p for p in _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+                     if p.startswith(root) and p.endswith(suffix)]
+            ranked = sorted(files, key=lambda p: hashlib.sha256(p.encode("utf-8")).hexdigest())
+            code += _blobs(git_dir, commit, sorted(ranked[skip: skip + CODE_FILES]))
+    return code
+
+
+def carrier_examples(mirrors: list[str], records: list[dict[str, object]], examples: list[Example],
+                     cache: Path) -> list[Example]:
+    """Bare orders planted in e-mails, tables, code and web pages, and as many of each honest
+    (`airlock_carriers.py`): the orders are the training's task-like attacks (self-instruct's tasks,
+    AgentDojo's goals less its development third, the bare orders of the new sources), no override phrase."""
+    import airlock_carriers as carriers
+    import airlock_eval as ev
+
+    code = code_files(mirrors)
+    reports = sorted(e.text for e in examples if e.label == 0 and e.source.startswith(HOST_SOURCES[1:]))
+    docs = sorted(e.text for e in examples if e.label == 0 and e.source.startswith("fastapi docs")
+                  and e.text.isascii())
+    goals = [g for g in ev.agentdojo_goals(ev.Package("agentdojo", cache)) if not dev_held_out(g)]
+    bare_sources = ("agentdyn goals", "injecagent injected texts", "sep probes", "pincer payloads (tool_abuse)")
+    orders = {e.text for e in examples if e.label == 1 and not e.planted
+              and (e.source == TASKS or (e.source.startswith(bare_sources) and len(e.text) <= 300))}
+    orders |= set(goals)
+    rng = random.Random(SEED)
+    attacks = sorted(orders)
+    rng.shuffle(attacks)
+    honest, planted_texts = carriers.build(reports[:: 3], sorted(records, key=lambda r: json.dumps(r, sort_keys=True)),
+                                           code, docs, [a[:600] for a in attacks[:CARRIER_ATTACKS]], SEED)
+    out = [Example(f"{CARRIER}{kind}, honest", 0, text) for kind, text in honest]
+    out += [Example(f"{CARRIER}{kind}", 1, text, attack) for kind, attack, text in planted_texts]
+    return out
 
 
 def main() -> int:
@@ -854,8 +968,14 @@ def main() -> int:
     parser.add_argument("--tool-outputs", action="store_true",
                         help="also train on attacks planted in real tool-output records, and keep AgentDojo's "
                         "development goals out (twelfth pass; see docs/airlock.md)")
+    parser.add_argument("--bare-orders", action="store_true",
+                        help="also train on the eleventh and twelfth passes' final-set sources (less a development "
+                        "third) and on bare orders planted in e-mails, tables, code and web pages (thirteenth pass)")
+    parser.add_argument("--bare-cap", type=int, default=BARE_CAP,
+                        help="with --bare-orders: texts per new source (the thirteenth pass's first candidate: 1500)")
     args = parser.parse_args()
-    examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs)
+    examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
+                                 bare_orders=args.bare_orders, bare_cap=args.bare_cap)
     model, manifest = train(examples, jobs=args.jobs)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")
