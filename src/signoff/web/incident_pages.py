@@ -235,6 +235,8 @@ async def live(request: Request, run: str) -> Response:
                 continue
             read_at = token
             view = await run_in_threadpool(service.console_view, run_dir, keys, as_org)
+            if not await allowed():  # asked again after the read: a sign-out meanwhile sends nothing it read
+                return
             for step in view.steps:
                 if step.kind == "message" and step.row["t"] >= seen_upto and step.row["id"] not in sent:
                     sent.add(step.row["id"])

@@ -51,6 +51,8 @@ def case_stream(request: Request, ledger: SqlLedger, case: str,
             if version != seen:
                 seen = version
                 data = {"version": version, **await run_in_threadpool(update)}
+                if not await allowed():  # asked again after the read: a sign-out meanwhile sends nothing it read
+                    return
                 yield f"id: {version}\nevent: changed\ndata: {json.dumps(data)}\n\n".encode()
             await asyncio.sleep(POLL_SECONDS)  # the wait between two reads of the case's version
 

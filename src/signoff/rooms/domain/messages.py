@@ -227,9 +227,13 @@ class Messages:
         watch ends once it says no (a web session that was ended or whose person was revoked)."""
         key = f"room:{room_id}"
         cursor = after
-        while allowed is None or await allowed():
+        while True:
             seen = self.store.notifier.version(key)
             batch = self.read_messages(actor, room_id, after=cursor)
+            # Asked after the read, never before it: a "yes" given before a sign-out that lands
+            # between the two would let the read carry messages posted after the sign-out.
+            if allowed is not None and not await allowed():
+                return
             for msg in batch:
                 cursor = msg["sequence"]
                 yield msg
