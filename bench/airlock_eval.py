@@ -779,7 +779,11 @@ def source_tree(spec: str, show: bool = True) -> tuple[str, str, list[str]]:
     import airlock_train as tr
 
     git_dir, commit = _split(spec)
-    commit = tr._git(git_dir, "rev-parse", commit).strip()
+    try:
+        commit = tr._git(git_dir, "rev-parse", commit).strip()
+    except subprocess.CalledProcessError:
+        raise SystemExit(f"error: {git_dir} is no git folder holding {commit}\nfix: give the bare mirror, or the "
+                         "`.git` folder of a work tree, that holds the commit (GIT_DIR@COMMIT)") from None
     if show:
         print(f"  {commit}  {git_dir}")
     return git_dir, commit, tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
