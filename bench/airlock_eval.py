@@ -55,7 +55,7 @@ import time
 import urllib.parse
 import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -535,6 +535,12 @@ class Tally:
         """Quarantined / total, with its interval, over the groups whose names start with a prefix."""
         return _ci(*self.total([k for k in self.counts if k.startswith(prefixes)]))
 
+    def print_totals(self, named: Iterable[tuple[str, str | tuple[str, ...]]], width: int) -> None:
+        """A `TOTAL` line per (name, prefix or prefixes), the name padded to `width`."""
+        for name, prefixes in named:
+            both = (prefixes,) if isinstance(prefixes, str) else prefixes
+            print(f"  TOTAL {name:{width}s} {self.total_of(*both)}")
+
     def print_attack_totals(self, width: int) -> None:
         """The closing lines of a set's run: every group not honest together, and the families fired."""
         print(f"  TOTAL {'all attacks, as published and planted':{width}s} "
@@ -771,6 +777,14 @@ def named_sources(specs: list[str], sources: tuple[str, ...]) -> dict[str, str] 
         print(f"error: not a source of this set: {', '.join(unknown)}\nfix: give one of {', '.join(sources)}")
         return None
     return mirrors
+
+
+def final_set_sources(doc: str | None, sources: tuple[str, ...]) -> dict[str, str] | None:
+    """A final set's command line (`--final OWNER/NAME=GIT_DIR@COMMIT`, once per source read) as
+    `named_sources` gives it."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--final", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
+    return named_sources(parser.parse_args().final, sources)
 
 
 def source_tree(spec: str, show: bool = True) -> tuple[str, str, list[str]]:

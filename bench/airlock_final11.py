@@ -26,7 +26,6 @@ Honest:
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import random
@@ -181,22 +180,19 @@ def run(mirrors: dict[str, str]) -> ev.Tally:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--final", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
-    args = parser.parse_args()
-    mirrors = ev.named_sources(args.final, SOURCES)
+    mirrors = ev.final_set_sources(__doc__, SOURCES)
     if mirrors is None:
         return 2
     print("== ELEVENTH PASS FINAL SET: sources never read before, the shipped airlock ==")
     tally = run(mirrors)
     tally.print_groups(56)
 
-    for name, prefix in (("agentdyn, in tool outputs", "attack: agentdyn-tool"), ("agentdyn goals as published",
-                         "attack: agentdyn-goal"), ("hackaprompt as published", "attack: hackaprompt"),
-                         ("learn prompting as published", "attack: learnprompting"), ("all planted", "planted:"),
-                         ("honest matomo issues held", "honest: matomo"),
-                         ("honest translated prose held", "honest: learnprompting")):
-        print(f"  TOTAL {name:34s} {tally.total_of(prefix)}")
+    tally.print_totals((("agentdyn, in tool outputs", "attack: agentdyn-tool"),
+                        ("agentdyn goals as published", "attack: agentdyn-goal"),
+                        ("hackaprompt as published", "attack: hackaprompt"),
+                        ("learn prompting as published", "attack: learnprompting"), ("all planted", "planted:"),
+                        ("honest matomo issues held", "honest: matomo"),
+                        ("honest translated prose held", "honest: learnprompting")), 34)
     tally.print_attack_totals(38)
     return 0
 

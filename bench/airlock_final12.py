@@ -32,7 +32,6 @@ Honest:
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import json
@@ -210,10 +209,7 @@ def run(mirrors: dict[str, str]) -> tuple[ev.Tally, list[str]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--final", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
-    args = parser.parse_args()
-    mirrors = ev.named_sources(args.final, SOURCES)
+    mirrors = ev.final_set_sources(__doc__, SOURCES)
     if mirrors is None:
         return 2
     print("== TWELFTH PASS FINAL SET (air12): sources never read before; counts only ==")
@@ -222,7 +218,7 @@ def main() -> int:
         print(f"  {note}")
     tally.print_groups(58)
 
-    for name, prefix in (
+    tally.print_totals((
         ("injecagent tool outputs", "attack: injecagent-tool-output"),
         ("injecagent injected, as published", "attack: injecagent-injected"),
         ("sep data with a probe", "attack: sep-data-with-probe"),
@@ -231,11 +227,9 @@ def main() -> int:
         ("all planted in an issue", "planted:"),
         ("honest datasets issues held", "honest: datasets issue"),
         ("honest sep task data held", "honest: sep"),
-    ):
-        print(f"  TOTAL {name:36s} {tally.total_of(prefix)}")
-    for source in ("injecagent", "sep", "pincer"):
-        both = tally.total_of(f"attack: {source}", f"planted: {source}")
-        print(f"  TOTAL {source + ', as published and planted':36s} {both}")
+        *((f"{source}, as published and planted", (f"attack: {source}", f"planted: {source}"))
+          for source in ("injecagent", "sep", "pincer")),
+    ), 36)
     tally.print_attack_totals(40)
     return 0
 

@@ -32,7 +32,6 @@ Honest:
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import io
@@ -194,10 +193,7 @@ def run(mirrors: dict[str, str]) -> tuple[ev.Tally, list[str]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--final", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a source above")
-    args = parser.parse_args()
-    mirrors = ev.named_sources(args.final, SOURCES)
+    mirrors = ev.final_set_sources(__doc__, SOURCES)
     if mirrors is None:
         return 2
     print("== THIRTEENTH PASS FINAL SET (air13): sources never read before; counts only ==")
@@ -206,7 +202,7 @@ def main() -> int:
         print(f"  {note}")
     tally.print_groups(64)
 
-    for name, prefix in (
+    tally.print_totals((
         ("mcp poisoned tool descriptions", "attack: mcp-tool-description"),
         ("mcp injected tool returns", "attack: mcp-tool-return"),
         ("mcp added tools' descriptions", "attack: mcp-added-tool"),
@@ -219,11 +215,9 @@ def main() -> int:
         ("honest chromium reports held", "honest: chromium"),
         ("honest apache jira reports held", "honest: apache jira"),
         ("honest hinglish clean queries held", "honest: hinglish"),
-    ):
-        print(f"  TOTAL {name:44s} {tally.total_of(prefix)}")
-    for source in ("mcp", "extraction", "hinglish"):
-        both = tally.total_of(f"attack: {source}", f"planted: {source}")
-        print(f"  TOTAL {source + ', as published and planted':44s} {both}")
+        *((f"{source}, as published and planted", (f"attack: {source}", f"planted: {source}"))
+          for source in ("mcp", "extraction", "hinglish")),
+    ), 44)
     tally.print_attack_totals(44)
     return 0
 
