@@ -585,8 +585,33 @@ _PLACED_SECRET = [
     r"wiki page|release) (?:\S+ ){0,3}?(?:with|containing|that contains|which contains|including|that includes|"
     rf"holding|listing) (?:\S+ ){{0,4}}?{_KEPT_PRIVATE}(?: \S+){{0,3}}",
 ]
-_KEPT_OUT = compile_re(r"\b(?:redact\w*|remov\w*|mask\w*|hidden|hide|omit\w*|strip\w*|scrub\w*|replac\w*|"
-                       r"blank\w*|censor\w*|without|no|not|never|x{3,}|\*{3,})\b")
+_KEPT_OUT_SOURCE = (
+    r"\b(?:redact\w*|remov\w*|mask\w*|hidden|hide|omit\w*|strip\w*|scrub\w*|replac\w*|blank\w*|censor\w*|without|"
+    r"no|not|never|x{3,}|\*{3,})\b"
+)
+# A change made to carry a secret, the secret named in its relative clause ("open a pull request that
+# adds the deploy key to README.md", "make a commit which puts the API token in config.yaml"): a pull
+# request, a commit or a release is public. Not a feature about secrets ("a PR that adds token refresh
+# support", "a commit that adds a password field"), nor one that keeps them out (_KEPT_OUT).
+_SECRET_IN_CHANGE = [
+    rf"(?:^|{_IMP})(?:create|open|make|submit|push|send|file|raise|prepare|start|cut|tag) (?:a |an |the |one )?"
+    r"(?:new |small |quick |single |draft |public )?(?:pull request|pr|commit|change|patch|merge request|mr|branch|"
+    r"release|tag) (?:\S+ ){0,3}?(?:that|which|to) (?:also |just |then |quietly )?(?:adds?|commits?|puts?|includes?|"
+    r"writes?|pastes?|hard-?codes?|embeds?|inserts?|prints?|exposes?|checks? in|publish(?:es)?|copies|copy|dumps?|"
+    r"appends?|logs?) (?:\S+ ){0,2}?"
+    rf"{_KEPT_PRIVATE}\S*(?: \S+){{0,3}}",
+]
+_SECRET_TOPIC = compile_re(
+    _KEPT_OUT_SOURCE + "|"
+    # kept out of the repository, or its name listed ("adds .env to .gitignore", "adds GITHUB_TOKEN to the
+    # list of variables")
+    r"(?:\.?gitignore|\.?dockerignore|ignore file|\blist|\btable)\b|"
+    rf"{_KEPT_PRIVATE} (?:support|field|fields|parameter|param|option|flag|validation|rotation|refresh|handling|"
+    r"check|checks|docs|documentation|setting|settings|prompt|input|placeholder|example|length|strength|reset|"
+    r"generation|masking|redaction|type|types|class|helper|parser|scope|scopes|expiry|expiration|format|env var "
+    r"name|variable name|name|names|lookup|auth|authentication|provider|manager|store|storage|loader)\b"
+)
+_KEPT_OUT = compile_re(_KEPT_OUT_SOURCE)
 _EXFIL = [
     rf"\b(?:send|forward|email|e-mail|mail|post|upload|share|leak|transmit|exfiltrate|paste|copy|submit|report|"
     rf"deliver|dm|message|push|sync|curl|pipe) (?:\S+ ){{0,6}}?{_PRIVATE_DATA}(?: \S+){{0,8}}? (?:to|at|into|on|via) "
@@ -906,6 +931,7 @@ RULES: tuple[Family, ...] = (
     _family(DICTATED_CODE, _DICTATED, view="plain"),  # code keeps its digits and punctuation
     _family(EXFILTRATION, _EXFIL, view="plain"),
     _family(EXFILTRATION, _PLACED_SECRET, view="plain", unless=_KEPT_OUT),
+    _family(EXFILTRATION, _SECRET_IN_CHANGE, view="plain", unless=_SECRET_TOPIC),
     _family(ACCOUNT_TAKEOVER, _TAKEOVER),
     _family(DESTRUCTIVE_ACTION, _DESTRUCTIVE, view="plain"),
 )
