@@ -23,11 +23,13 @@ from typing import Any
 
 from signoff.notes.facts import area_of
 from signoff.notes.knowledge import BOTS
+from signoff.notes.practice import Practice, dependency_key
 
 BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
     "Breaking changes", "Deprecations", "Features", "Bug fixes", "Performance")
 REMOVED, DOCS, OTHER = "Removals", "Documentation", "Other changes"
-ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, OTHER, DOCS)
+REFACTORS, DEPENDENCIES = "Refactoring", "Dependencies"  # only where the project's changelog lists them
+ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, REFACTORS, OTHER, DEPENDENCIES, DOCS)
 
 _CONVENTIONAL = re.compile(r"^(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?:\s*(?P<text>.+)$")
 _TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, "perf": PERFORMANCE,
@@ -161,8 +163,19 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + "." if text else ""
 
 
-def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | None, str]:
-    """(group, text) of one change; group None for housekeeping."""
+_REFACTOR = re.compile(r"^refactor(?:s|ed|ing)?\b", re.IGNORECASE)
+
+
+def _listed_refactor(text: str, f: dict[str, Any], refactors: bool) -> bool:
+    """Whether a refactor is listed: where the project's changelog lists refactors (`Practice`), one
+    that touches code (a merged pull request's merge lists no files: its title decides)."""
+    areas = set(f.get("areas") or [])
+    return refactors and bool(_REFACTOR.match(text)) and (not areas or "code" in areas)
+
+
+def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = False) -> tuple[str | None, str]:
+    """(group, text) of one change; group None for housekeeping. With `refactors` (the project's
+    changelog lists them) a refactor of code is listed under Refactoring."""
     breaking = bool(f.get("breaking"))
     m = _CONVENTIONAL.match(title)
     if conventional and m and m.group("type").lower() in _KNOWN_TYPES:
@@ -172,6 +185,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
             text = f"{m.group('scope')}: {text}"
         if m.group("bang") or breaking:
             return BREAKING, text
+        if _listed_refactor(kind, f, refactors):
+            return REFACTORS, text
         if kind in _HOUSEKEEPING_TYPES or _CHANGELOG_WORK.search(m.group("text")):
             return None, text  # `docs: fix CHANGELOG links`: the changelog is not a change to it
         if _DEPRECATES.search(m.group("text")):
@@ -186,6 +201,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         return _TYPES.get(kind, OTHER), text
     if m:  # a type or scope prefix in a project that does not write conventional commits throughout
         kind = m.group("type").lower()
+        if _listed_refactor(kind, f, refactors):
+            return REFACTORS, m.group("text")
         if kind in _HOUSEKEEPING_TYPES:
             return None, title
         if kind in _TYPES:
@@ -196,6 +213,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
                 m.group("text")
         # an area (`sync: wake the receiver`): the verb after it tells the kind, and the area stays
         f_areas = set(f.get("areas") or [])
+        if _listed_refactor(m.group("text"), f, refactors):
+            return REFACTORS, title
         if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"}) or _HOUSEKEEPING.match(m.group("text")) \
                 or (_HOUSEKEEPING_TITLE.search(m.group("text")) and not _MERGES_CODE.match(m.group("text"))) \
                 or _TEST_WORK.search(m.group("text")):
@@ -216,8 +235,12 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         name = (label.group("label") or label.group("word") or "").lower()
         group = _LABELS.get(name)
         text = title[label.end():]
+        if _listed_refactor(name, f, refactors):
+            return REFACTORS, text
         if group is None and name in _HOUSEKEEPING_TYPES:
             return None, text
+    elif _listed_refactor(text, f, refactors):
+        return REFACTORS, text
     if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text) or (group is None and _TEST_WORK.search(text)):
         return None, text
     areas = set(f.get("areas") or [])
@@ -326,17 +349,59 @@ def tag_package(range_: str) -> str | None:
     return m.group("package") if m else None
 
 
+def _sibling(package: str, folder: str) -> bool:
+    """Whether a top folder holds a sibling of `package`: one named from the same stem (`tokio-stream`
+    beside `tokio`; `tracing`, `tracing-core`, `tracing-appender` beside `tracing-subscriber`)."""
+    stem = re.split(r"[-_]", package, maxsplit=1)[0]
+    return folder != package and (folder == stem or folder.startswith((f"{stem}-", f"{stem}_")))
+
+
 def _another_package(package: str, paths: Sequence[str]) -> bool:
     """Whether a commit's code is all in sibling packages' folders (`tokio-stream/`, `tokio-util/`
     beside `tokio/`): their changes go to their own changelogs. Paths outside any package folder
     (the workspace's manifest, CI) do not decide; no path in a sibling, no decision."""
     tops = {p.split("/", 1)[0] for p in paths if "/" in p and area_of(p) == "code"}
-    return bool(tops) and package not in tops and all(t.startswith((f"{package}-", f"{package}_")) for t in tops)
+    return bool(tops) and package not in tops and all(_sibling(package, t) for t in tops)
+
+
+# A dependency update as bots and people write it: renovate's "Update dependency com.squareup.okio:okio to
+# v3.17.0", "Update kotlinx-coroutines monorepo to v1.11.0"; dependabot's "Bump requests from 2.31.0 to 2.32.0"
+_DEP_UPDATE = re.compile(r"^(?:update|upgrade|bump)\s+(?:dependency\s+|plugin\s+)?(?P<name>[\w.:@/-]+?)"
+                         r"(?:\s+monorepo)?\s+(?:from\s+\S+\s+)?to\s+(?P<version>v?\d+(?:\.\d+)+[\w.+-]*)",
+                         re.IGNORECASE)
+
+
+def _dependency_names(name: str) -> list[str]:
+    """The keys a dependency's coordinates may be known by: `com.squareup.okio:okio` as a whole, each
+    `:`/`/` part, and each part's last dotted segment (`square.okio` is Okio)."""
+    parts = [p for p in re.split(r"[:/@]", name) if p]
+    return [dependency_key(k) for k in (name, *parts, *(p.rsplit(".", 1)[-1] for p in parts))]
+
+
+def dependency_lines(commits: Sequence[dict[str, Any]], known: Mapping[str, str]) -> list[Line]:
+    """One line per dependency the project's changelog lists upgrades of (`known`, see `Practice`),
+    for its newest update in the range, bots' included: okhttp's "Update square.okio to v3.17.0
+    (#9367)" is "Upgrade Okio to v3.17.0 (#9367)."; the bots' other updates stay out."""
+    lines: list[Line] = []
+    done: set[str] = set()
+    for f in commits:
+        title = _gitmoji(f.get("title") or f["subject"])
+        typed = _CONVENTIONAL.match(title)
+        m = _DEP_UPDATE.match(typed.group("text") if typed else title)
+        if f.get("merge") or not m:
+            continue
+        key = next((k for k in _dependency_names(m.group("name")) if k in known), None)
+        if key is None or key in done:
+            continue
+        done.add(key)
+        ref = f" (#{f['pr']})" if f.get("pr") else ""
+        lines.append(Line(DEPENDENCIES, f"Upgrade {known[key]} to {m.group('version')}{ref}.", [f]))
+    return lines
 
 
 def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
                     paths: Mapping[str, Sequence[str]] | None = None, package: str | None = None,
-                    major: bool = False) -> list[Line]:
+                    major: bool = False, practice: Practice | None = None) -> list[Line]:
     """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
 
     With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
@@ -346,10 +411,15 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     here: it is matched by label only). With `package` (the one a tag like `tokio-1.53.0` names,
     see `tag_package`) and a folder of that name among the paths, a commit whose code is all in
     sibling packages' folders is left out. With `major` (the range ends a major version, see
-    `major_release`) a change of a default is a breaking change."""
+    `major_release`) a change of a default is a breaking change. With `practice` (what the project's
+    changelog before the range lists, see `signoff.notes.practice`) refactors of code are listed
+    where it lists refactors, and upgrades of the dependencies it names (`dependency_lines`)."""
     groups = groups or {}
     paths = paths or {}
-    humans = [_numbered_merge(f) for f in commits if not is_bot(f)]
+    practice = practice or Practice()
+    upgrades = dependency_lines(commits, practice.dependencies)
+    upgraded = {f["hash"] for line in upgrades for f in line.facts}
+    humans = [_numbered_merge(f) for f in commits if not is_bot(f) and f["hash"] not in upgraded]
     if package and any(p.startswith(f"{package}/") for ps in paths.values() for p in ps):
         humans = [f for f in humans if not _another_package(package, paths.get(f["hash"], ()))]
     numbered = [f for f in humans if f.get("pr")]
@@ -371,7 +441,7 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
             continue  # a pull request merged and squashed both: listed once
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
-        group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
+        group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
         if group is None:
             continue
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
@@ -388,6 +458,7 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
             # pushed beside the pull requests (a breaking change, a deprecation): its commit is its reference
             text = f"{text[:-1]} ({f['hash'][:10]})."
         lines.append(Line(group, text, [f]))
+    lines += upgrades
     order = [*_LEADING_GROUPS, *(g for g in groups if g not in ORDER), *ORDER[len(_LEADING_GROUPS):]]
     rank = {g: i for i, g in enumerate(order)}
     return sorted(lines, key=lambda line: rank[line.group])
