@@ -23,7 +23,7 @@ from typing import Any
 
 from signoff.notes.facts import area_of
 from signoff.notes.knowledge import BOTS
-from signoff.notes.practice import Practice, dependency_key
+from signoff.notes.practice import Practice, changelog_work, dependency_key
 
 BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
     "Breaking changes", "Deprecations", "Features", "Bug fixes", "Performance")
@@ -49,7 +49,10 @@ _LABEL = re.compile(r"^\s*\[(?P<label>[A-Za-z][\w -]*)\]\s*|^(?P<word>Bug|Bugfix
 _LABELS = {"bug": FIXES, "bugfix": FIXES, "fix": FIXES, "feature": FEATURES, "feat": FEATURES,
            "enhancement": FEATURES, "docs": DOCS, "doc": DOCS, "perf": PERFORMANCE, "deprecation": DEPRECATED,
            "breaking": BREAKING, "security": FIXES}
-_DEPRECATES = re.compile(r"^deprecat|\b(?:is|are|now|been|becomes?)\s+deprecated\b|\bdeprecation warnings?\b",
+# "Fix kotlin-metadata deprecation warnings" (square/kotlinpoet #2159) silences the project's own use of a
+# deprecated API: no deprecation
+_DEPRECATES = re.compile(r"^deprecat|\b(?:is|are|now|been|becomes?)\s+deprecated\b|"
+                         r"^(?!(?:fix|silence|suppress|resolve|address|avoid|clean)\w*\b).*\bdeprecation warnings?\b",
                          re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
@@ -84,7 +87,9 @@ _TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|mir
                         # the project's own pages, not the product's documentation: puma's "Update SECURITY.md,
                         # native Github vuln reports", "Rm stackoverflow badge", "Add SVG brand assets ..."
                         r"\b(?:security|contributing|release|code_of_conduct|governance|funding|maintainers)\.md\b|"
-                        r"\bbadges?\b|\blogos?\b|\bbrand\b|\bcode of conduct\b|\bcontributing guide", re.I)
+                        r"\bbadges?\b|\blogos?\b|\bbrand\b|\bcode of conduct\b|\bcontributing guide|"
+                        # the release machinery: "Tidy the release script a little"
+                        r"\brelease (?:scripts?|process|workflows?|tooling|automation|checklist)\b", re.I)
 # After an area, "merge" joins code, not branches (tokio's "signal: merge windows statics", which the
 # maintainers list as "refactor global variables on Windows")
 _MERGES_CODE = re.compile(r"^merge\s+(?!(?:branch|remote|tag|pull|stable|main|master)\b|')", re.I)
@@ -95,7 +100,7 @@ _REVERT = re.compile(r'^revert\s+"(?P<title>.+)"\s*(?:\(#\d+\))?\s*$', re.IGNORE
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
     r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
-    r"version |v?\d+\.\d+|"
+    r"version |v?\d+\.\d+|re-?fmt\b|fmt\b|"
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
@@ -158,8 +163,15 @@ def is_bot(f: dict[str, Any]) -> bool:
     return bool(BOTS.search(f.get("email", "")) or BOTS.search(f.get("author", "")))
 
 
+# A first word that is a name as code spells it (kotlinpoet's "emitNullable correctly ...", yargs's "commandDir
+# now works ..."): capitalised it would name something else
+_CODE_NAME = re.compile(r"^[a-z]\w*(?:[A-Z_.(]|\d)\S*")
+
+
 def _sentence(text: str) -> str:
     text = " ".join(text.split()).rstrip(" .")
+    if _CODE_NAME.match(text):
+        return text + "."
     return text[:1].upper() + text[1:] + "." if text else ""
 
 
@@ -207,7 +219,12 @@ def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = 
             return None, title
         if kind in _TYPES:
             typed = BREAKING if m.group("bang") or breaking else _TYPES[kind]
-            if typed == DOCS and not (set(f.get("areas") or []) & {"code"}):
+            typed_areas = set(f.get("areas") or [])
+            if typed == DOCS and not (typed_areas & {"code"}):
+                return None, title
+            if typed_areas and typed_areas <= {"tests", "ci", "deps"} and typed != BREAKING:
+                # pytest-asyncio's "fix: make linters happy", "feat(workflows): add gh release instead of
+                # ncipollo/release-action" (a workflow file alone): as in a conventional project
                 return None, title
             return (DEPRECATED if typed != BREAKING and _DEPRECATES.search(m.group("text")) else typed), \
                 m.group("text")
@@ -388,8 +405,8 @@ def dependency_lines(commits: Sequence[dict[str, Any]], known: Mapping[str, str]
         title = _gitmoji(f.get("title") or f["subject"])
         typed = _CONVENTIONAL.match(title)
         m = _DEP_UPDATE.match(typed.group("text") if typed else title)
-        if f.get("merge") or not m:
-            continue
+        if f.get("merge") or not m or (f.get("areas") and not {"deps", "code"} & set(f["areas"])):
+            continue  # pytest-asyncio's pytest bumped in its tests' constraints.txt: not what users get
         key = next((k for k in _dependency_names(m.group("name")) if k in known), None)
         if key is None or key in done:
             continue
@@ -419,15 +436,21 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     practice = practice or Practice()
     upgrades = dependency_lines(commits, practice.dependencies)
     upgraded = {f["hash"] for line in upgrades for f in line.facts}
-    humans = [_numbered_merge(f) for f in commits if not is_bot(f) and f["hash"] not in upgraded]
+    humans = [_numbered_merge(f) for f in commits if not is_bot(f) and f["hash"] not in upgraded
+              and not changelog_work(paths.get(f["hash"], ()))]
     if package and any(p.startswith(f"{package}/") for ps in paths.values() for p in ps):
         humans = [f for f in humans if not _another_package(package, paths.get(f["hash"], ()))]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.
     by_pr = len(numbered) >= 3 or (bool(numbered) and len(numbered) * 4 >= len(humans))
+    # Where no merge commit joins a branch, every commit is on the main line: one without a number was
+    # pushed or rebased there as it is (square/kotlinpoet's "Handle recursively bound generics in
+    # KType.asTypeName", labstack/echo's pull requests rebased without their numbers), not a part of a
+    # merged branch. It is listed when its kind says it is a change users see.
+    linear = by_pr and not any(f.get("merge") for f in humans)
     # A breaking change or a deprecation is listed even when pushed without a pull request.
-    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
+    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)))] if by_pr \
         else [f for f in humans if not f.get("merge")]
     titles = [_LIST_MARKER.sub("", _gitmoji(f.get("title") or f["subject"])) for f in candidates]
     typed = [_CONVENTIONAL.match(t) for t in titles]
@@ -442,8 +465,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
-        if group is None:
-            continue
+        if group is None or (linear and pr is None and not _leading(f) and group == DOCS):
+            continue  # documentation pushed beside the pull requests stays out, as elsewhere
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
             group = BREAKING
         if groups and group not in _LEADING_GROUPS:

@@ -10,6 +10,7 @@ kinds without listing the rest of the bots' updates.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from signoff import git
 from signoff.kernel.errors import SignoffError
 
 _CHANGELOG = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$", re.IGNORECASE)
+# An entry of the changelog to be: towncrier's `changelog.d/1164.added.rst`, `newsfragments/`, changesets
+_FRAGMENT = re.compile(r"(?:^|/)(?:changelog\.d|changelog|changes|newsfragments|news|\.changeset|unreleased)/[^/]+$",
+                       re.IGNORECASE)
 _VENDORED = re.compile(r"(?:^|/)(?:node_modules|vendor|third[_-]party|\.github)/", re.IGNORECASE)
 # The newest releases only (changelogs are written newest first): what the maintainers publish now,
 # not what they did years ago
@@ -35,6 +39,12 @@ _NAMED_VERSION = re.compile(r"(?<![\w.-])(?:\[(?P<words>[A-Za-z][\w.-]*(?: [A-Za
                             r"(?P<name>[A-Za-z][\w.-]*[A-Za-z0-9]))\s+v?\d+\.\d+")
 _GENERIC = frozenset({"version", "versions", "release", "python", "to", "from", "v", "and", "the", "of", "in",
                       "upgrade", "update", "updated", "bump", "minimum", "require", "requires", "support"})
+
+
+def changelog_work(paths: Sequence[str]) -> bool:
+    """Whether a commit touched the changelog and nothing else: its files or fragments (pytest-asyncio's
+    "docs: add newsfragment", "Update new fragment"): an entry of the changelog, not a change."""
+    return bool(paths) and all(_CHANGELOG.search(p) or _FRAGMENT.search(p) for p in paths)
 
 
 def dependency_key(name: str) -> str:

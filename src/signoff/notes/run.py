@@ -104,9 +104,9 @@ def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
         task["groups"] = groups
     if package:
         task["package"] = package  # a tag like `tokio-1.53.0`: sibling packages' commits are not its changes
-    if groups or package:
-        task["paths"] = commit_paths(facts_path.parent / SNAPSHOT_FILE,
-                                     {f["hash"] for f in task["facts"] if f["kind"] == "commit"})
+    # the paths tell a change's group, a sibling package's change and a changelog entry (`changes`)
+    task["paths"] = commit_paths(facts_path.parent / SNAPSHOT_FILE,
+                                 {f["hash"] for f in task["facts"] if f["kind"] == "commit"})
     repo = run_repository(facts_path.parent)
     if repo is not None:
         # what the project's own changelog before the range lists (refactors, dependency upgrades)

@@ -85,10 +85,10 @@ def test_a_breaking_change_pushed_beside_pull_requests_is_listed_first_with_its_
            for i in range(3)]
     esm = {**_commit(0xd90af45f18, "feat!: yargs is now ESM first"), "hash": "d90af45f18" + "0" * 30}
     documented = {**_commit(24, "feat: commandDir now works with ESM files (#2461)", ("docs", "tests")), "pr": "2461"}
-    tidy = _commit(25, "Tidy the release script a little")  # pushed beside the pull requests: left out
+    tidy = _commit(25, "Tidy the release script a little")  # the release machinery: left out
     lines = [(line.group, line.text) for line in changelog_lines([*prs, esm, documented, tidy])]
     assert lines[0] == (BREAKING, "Yargs is now ESM first (d90af45f18).")
-    assert (FEATURES, "CommandDir now works with ESM files (#2461).") in lines
+    assert (FEATURES, "commandDir now works with ESM files (#2461).") in lines  # the option as spelled
     assert not any("release script" in text for _, text in lines)
 
 

@@ -14,7 +14,7 @@ from signoff.notes.writer import _supported
 
 def _commit(n: int, subject: str, areas: tuple[str, ...] = ("code",), **extra: Any) -> dict[str, Any]:
     pr = subject.rsplit("(#", 1)[1].rstrip(")") if subject.endswith(")") and "(#" in subject else None
-    return {"kind": "commit", "hash": f"{n:040x}", "subject": subject, "title": subject, "author": "Kim",
+    return {"kind": "commit", "hash": f"ab{n:038x}", "subject": subject, "title": subject, "author": "Kim",
             "email": "kim@example.org", "date": "2026-05-01T10:00:00+00:00", "merge": False, "pr": pr,
             "breaking": False, "areas": list(areas), **extra}
 
@@ -143,3 +143,61 @@ def test_a_tag_naming_one_package_leaves_its_siblings_changes_out_merged_or_name
     # the package's own folder is the one a change touches too: it stays
     both = {**paths, commits[1]["hash"]: ["tracing-appender/src/rolling.rs", "tracing-subscriber/src/fmt/mod.rs"]}
     assert len(changelog_lines(commits, paths=both, package="tracing-subscriber")) == 2
+
+
+def test_where_no_merge_joins_a_branch_a_commit_without_a_number_is_listed_by_its_kind() -> None:
+    # square/kotlinpoet 2.2.0..2.3.0 and labstack/echo v5.2.1..v5.3.0: pull requests rebased or pushed without
+    # their numbers, which the maintainers list ("Handle recursively bound generics in KType.asTypeName",
+    # echo's "Revert back to v4 behavior ..."); the writer left every one out as part of a pull request
+    commits = [_commit(1, "Add TypeName.annotated API (#2281)"),
+               _commit(2, "Handle recursively bound generics in KType.asTypeName"),
+               _commit(3, "Revert back to v4 behavior for group registering implicit 404 handlers"),
+               _commit(4, "Update the contributing guide"), _commit(5, "Docs", ("docs",)),
+               _commit(6, "Update current latest JDK for test tasks to 24", ("ci",)),
+               _commit(7, "docs(cors): note reverse-proxy header duplication", ("code",)),
+               _commit(8, "Re-fmt with latest standard"),
+               _commit(9, "Fix annotation array args with annotation elements (#2142)"),
+               _commit(10, "Escape /* and */ when emitting Kdoc (#2258)")]
+    texts = [line.text for line in changelog_lines(commits)]
+    assert texts == ["Add TypeName.annotated API (#2281).",
+                     f"Handle recursively bound generics in KType.asTypeName ({commits[1]['hash'][:10]}).",
+                     "Fix annotation array args with annotation elements (#2142).",
+                     "Revert back to v4 behavior for group registering implicit 404 handlers "
+                     f"({commits[2]['hash'][:10]}).",
+                     "Escape /* and */ when emitting Kdoc (#2258)."]
+    # a merge in the range: commits without a number are its branches' parts, left out as before
+    merge = {**_commit(11, "Merge pull request #2300 from kim/x"), "merge": True, "pr": "2300",
+             "title": "Speed up the header parser"}
+    assert [line.text for line in changelog_lines([merge, *commits])] == [
+        "Add TypeName.annotated API (#2281).", "Fix annotation array args with annotation elements (#2142).",
+        "Speed up the header parser (#2300).",
+        "Escape /* and */ when emitting Kdoc (#2258)."]
+
+
+def test_changelog_entries_work_on_tests_or_ci_and_fixed_deprecation_warnings_are_no_changes() -> None:
+    # pytest-dev/pytest-asyncio v1.3.0..v1.4.0 (no pull request numbers): "docs: add newsfragment", "Update new
+    # fragment" (towncrier's changelog.d/ alone), "fix: make linters happy" and "feat(workflows): add gh release
+    # ..." (a workflow alone) were listed; kotlinpoet's "Fix kotlin-metadata deprecation warnings" was a Deprecation
+    commits = [_commit(1, "docs: add newsfragment"), _commit(2, "Update new fragment"),
+               _commit(3, "fix: make linters happy", ("ci",)),
+               _commit(4, "feat(workflows): add gh release instead of ncipollo/release-action", ("ci",)),
+               _commit(5, "Fix loop factory lifecycle", ("code", "tests")),
+               _commit(6, "Fix kotlin-metadata deprecation warnings"),
+               _commit(7, "Deprecate event_loop_policy hook"),
+               _commit(8, "Build(deps): Bump pytest from 9.0.2 to 9.0.3", ("docs",))]  # constraints.txt for tests
+    paths = {commits[0]["hash"]: ["changelog.d/1392.changed.rst"], commits[1]["hash"]: ["changelog.d/1164.added.rst"],
+             commits[4]["hash"]: ["changelog.d/1373.fixed.rst", "pytest_asyncio/plugin.py"]}
+    listed = changelog_lines(commits, paths=paths, practice=Practice(dependencies={"pytest": "pytest"}))
+    assert [(line.group, line.text) for line in listed] == [
+        ("Deprecations", "Deprecate event_loop_policy hook."), ("Bug fixes", "Fix loop factory lifecycle."),
+        ("Bug fixes", "Fix kotlin-metadata deprecation warnings.")]
+
+
+def test_a_line_starting_with_a_name_as_code_spells_it_keeps_its_case() -> None:
+    # kotlinpoet's "emitNullable correctly when deferring type in CodeWriter" was drafted "EmitNullable ..."
+    commits = [_commit(1, "fix: emitNullable correctly when deferring type in CodeWriter (#2217)"),
+               _commit(2, "fix: os.path handling of drive letters (#2218)"),
+               _commit(3, "fix: keep the last line (#2219)")]
+    assert sorted(line.text for line in changelog_lines(commits)) == [
+        "Keep the last line (#2219).", "emitNullable correctly when deferring type in CodeWriter (#2217).",
+        "os.path handling of drive letters (#2218)."]
