@@ -56,7 +56,12 @@ _DEPRECATES = re.compile(r"^deprecat|\b(?:is|are|now|been|becomes?)\s+deprecated
                          re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
-          (re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\b", re.I), REMOVED),
+          # a removal of something users had (support, a module, an option, an API); "Subscriber: remove
+          # clone_span on enter" (tokio-rs/tracing #3289, which its maintainers list under Performance) is a change
+          (re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\b(?=.*\b(?:support|compat\w*|deprecated|"
+                      r"modules?|packages?|options?|arguments?|parameters?|flags?|functions?|methods?|class(?:es)?|"
+                      r"apis?|endpoints?|commands?|features?|settings?|alias(?:es)?|hooks?|python|node(?:\.?js)?|"
+                      r"ruby|jdk|java|msrv|platforms?|targets?|dependency|dependencies)\b)", re.I), REMOVED),
           (re.compile(r"^(?:fix(?:e[sd])?|correct\w*|resolve[sd]?|handle[sd]?|prevent\w*|avoid\w*|repair\w*|"
                       r"restore[sd]?|don'?t|do not|no longer)\b", re.I), FIXES),
           (re.compile(r"^(?:add(?:s|ed)?|allow\w*|support\w*|implement\w*|introduce[sd]?|new|enable[sd]?|"

@@ -201,3 +201,17 @@ def test_a_line_starting_with_a_name_as_code_spells_it_keeps_its_case() -> None:
     assert sorted(line.text for line in changelog_lines(commits)) == [
         "Keep the last line (#2219).", "emitNullable correctly when deferring type in CodeWriter (#2217).",
         "os.path handling of drive letters (#2218)."]
+
+
+def test_a_removal_names_something_users_had() -> None:
+    # tokio-rs/tracing tracing-subscriber-0.3.21: "Subscriber: remove clone_span on enter" was under Removals; its
+    # maintainers list it under Performance
+    commits = [_commit(1, "subscriber: remove clone_span on enter (#3289)"),
+               _commit(2, "Drop EOL Python 3.8 support (#1162)"), _commit(3, "Delete interop-javapoet module (#2292)"),
+               _commit(4, "Remove the deprecated `--foo` option (#12)"), _commit(5, "Remove an extra blank line (#13)")]
+    groups = {line.text: line.group for line in changelog_lines(commits)}
+    assert groups == {"Subscriber: remove clone_span on enter (#3289).": "Other changes",
+                      "Drop EOL Python 3.8 support (#1162).": "Removals",
+                      "Delete interop-javapoet module (#2292).": "Removals",
+                      "Remove the deprecated `--foo` option (#12).": "Removals",
+                      "Remove an extra blank line (#13).": "Other changes"}
