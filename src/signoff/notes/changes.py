@@ -451,8 +451,9 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     by_pr = len(numbered) >= 3 or (bool(numbered) and len(numbered) * 4 >= len(humans))
     # Where no merge commit joins a branch, every commit is on the main line: one without a number was
     # pushed or rebased there as it is (square/kotlinpoet's "Handle recursively bound generics in
-    # KType.asTypeName", labstack/echo's pull requests rebased without their numbers), not a part of a
-    # merged branch. It is listed when its kind says it is a change users see.
+    # KType.asTypeName", labstack/echo's pull requests rebased without their numbers, its "docs(csrf): fix
+    # godoc typo ..." among them), not a part of a merged branch: listed as the commits of a project
+    # without pull requests are.
     linear = by_pr and not any(f.get("merge") for f in humans)
     # A breaking change or a deprecation is listed even when pushed without a pull request.
     candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)))] if by_pr \
@@ -470,8 +471,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
-        if group is None or (linear and pr is None and not _leading(f) and group == DOCS):
-            continue  # documentation pushed beside the pull requests stays out, as elsewhere
+        if group is None:
+            continue
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
             group = BREAKING
         if groups and group not in _LEADING_GROUPS:

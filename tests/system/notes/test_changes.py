@@ -129,7 +129,7 @@ def test_the_changelog_before_the_range_says_which_refactors_and_upgrades_are_li
     run.mkdir()
     snapshot_and_facts(r.path, "v1.0.0..HEAD", run / "snapshot.json", run / "facts.json")
     (run / REPOSITORY_FILE).write_text(f"{r.path}\n", encoding="utf-8")
-    draft = make_draft(run / "facts.json", Settings(home=tmp_path / "home", db_url="sqlite:///unused"))
+    draft = make_draft(run / "facts.json", Settings(home=tmp_path / "home", db_url=f"sqlite:///{tmp_path / 'db'}"))
     assert [(s.get("group"), s["text"]) for s in draft["sentences"][1:]] == [
         ("Features", "Add BindPlain (#7)."), ("Refactoring", "Context: simplify the GetType functions (#4)."),
         ("Dependencies", "Upgrade Okio to v3.17.0 (#5).")]

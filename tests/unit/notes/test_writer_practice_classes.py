@@ -148,7 +148,8 @@ def test_a_tag_naming_one_package_leaves_its_siblings_changes_out_merged_or_name
 def test_where_no_merge_joins_a_branch_a_commit_without_a_number_is_listed_by_its_kind() -> None:
     # square/kotlinpoet 2.2.0..2.3.0 and labstack/echo v5.2.1..v5.3.0: pull requests rebased or pushed without
     # their numbers, which the maintainers list ("Handle recursively bound generics in KType.asTypeName",
-    # echo's "Revert back to v4 behavior ..."); the writer left every one out as part of a pull request
+    # echo's "Revert back to v4 behavior ...", "docs(cors): ..."); the writer left every one out as part of a
+    # pull request
     commits = [_commit(1, "Add TypeName.annotated API (#2281)"),
                _commit(2, "Handle recursively bound generics in KType.asTypeName"),
                _commit(3, "Revert back to v4 behavior for group registering implicit 404 handlers"),
@@ -164,7 +165,8 @@ def test_where_no_merge_joins_a_branch_a_commit_without_a_number_is_listed_by_it
                      "Fix annotation array args with annotation elements (#2142).",
                      "Revert back to v4 behavior for group registering implicit 404 handlers "
                      f"({commits[2]['hash'][:10]}).",
-                     "Escape /* and */ when emitting Kdoc (#2258)."]
+                     "Escape /* and */ when emitting Kdoc (#2258).",
+                     f"Note reverse-proxy header duplication ({commits[6]['hash'][:10]})."]
     # a merge in the range: commits without a number are its branches' parts, left out as before
     merge = {**_commit(11, "Merge pull request #2300 from kim/x"), "merge": True, "pr": "2300",
              "title": "Speed up the header parser"}
