@@ -477,6 +477,10 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
             group = BREAKING
         if groups and group not in _LEADING_GROUPS:
             group = configured_group(groups, title, paths.get(f["hash"], ())) or group
+        if package and text[:len(package) + 1].lower() == f"{package.lower()}:":
+            # the package the notes are for, named as an area in its own notes ("tracing-subscriber: Switch to
+            # unconditional no_std" in tracing-subscriber's): it says nothing there
+            text = text[len(package) + 1:].strip()
         text = _sentence(text)
         if not text:
             continue

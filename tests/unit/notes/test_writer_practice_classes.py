@@ -217,3 +217,12 @@ def test_a_removal_names_something_users_had() -> None:
                       "Delete interop-javapoet module (#2292).": "Removals",
                       "Remove the deprecated `--foo` option (#12).": "Removals",
                       "Remove an extra blank line (#13).": "Other changes"}
+
+
+def test_the_package_the_notes_are_for_is_no_area_in_its_own_notes() -> None:
+    commits = [_commit(1, "tracing-subscriber: Switch to unconditional no_std (#3300)"),
+               _commit(2, "subscriber: remove clone_span on enter (#3289)")]
+    paths = {c["hash"]: ["tracing-subscriber/src/lib.rs"] for c in commits}
+    assert [line.text for line in changelog_lines(commits, paths=paths, package="tracing-subscriber")] == [
+        "Switch to unconditional no_std (#3300).", "Subscriber: remove clone_span on enter (#3289)."]
+    assert changelog_lines(commits, paths=paths)[0].text.startswith("Tracing-subscriber: Switch")  # no package
