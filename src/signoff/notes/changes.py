@@ -10,7 +10,9 @@ dependency bumps, releases, merges of branches, formatting) and bot commits (`[b
 dependabot, renovate, github-actions, pre-commit-ci) are left out. Breaking changes come first,
 then deprecations, features, fixes and the rest. A prefix that is no conventional type (`sync:`) is
 an area and stays in the line; a tag naming one package (`tokio-1.53.0`) leaves its sibling packages'
-commits out; in a new major version a changed default is breaking.
+commits out; in a new major version a changed default is breaking. Where no merge joins a branch, a
+commit without a number is listed by its kind; refactors and upgrades of named dependencies are listed
+where the project's changelog lists them (`signoff.notes.practice`).
 """
 
 from __future__ import annotations
@@ -429,13 +431,14 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
     takes is listed under that heading instead of its kind's, after the breaking changes,
     deprecations and removals (which stay first) and before the other groups; `paths` gives each
-    commit's paths by hash (a merged pull request's are its merge's second parent's, not known
-    here: it is matched by label only). With `package` (the one a tag like `tokio-1.53.0` names,
-    see `tag_package`) and a folder of that name among the paths, a commit whose code is all in
-    sibling packages' folders is left out. With `major` (the range ends a major version, see
-    `major_release`) a change of a default is a breaking change. With `practice` (what the project's
-    changelog before the range lists, see `signoff.notes.practice`) refactors of code are listed
-    where it lists refactors, and upgrades of the dependencies it names (`dependency_lines`)."""
+    commit's paths by hash (a merged pull request's are those of the commits it merged, see
+    `signoff.notes.paths`); a commit that touched only the changelog is left out. With `package`
+    (the one a tag like `tokio-1.53.0` names, see `tag_package`) and a folder of that name among the
+    paths, a commit whose code is all in sibling packages' folders (`_sibling`) is left out. With
+    `major` (the range ends a major version, see `major_release`) a change of a default is breaking.
+    With `practice` (what the project's changelog before the range lists, see
+    `signoff.notes.practice`) refactors of code are listed where it lists refactors, and upgrades of
+    the dependencies it names (`dependency_lines`)."""
     groups = groups or {}
     paths = paths or {}
     practice = practice or Practice()
