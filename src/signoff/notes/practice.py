@@ -72,11 +72,17 @@ class Practice:
                    {str(k): str(v) for k, v in deps.items()} if isinstance(deps, dict) else {})
 
 
+# A list item that is a name and its version alone, after a label at most: kotlinpoet's " * New: KSP
+# 2.1.21-2.0.1.", okhttp's " *  Upgrade: [Okio 3.16.0][okio_3_16_0]."
+_VERSION_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(?:\w+:\s*)?\[?[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}\s+v?\d+\.\d+"
+                           r"[\w.+-]*\]?(?:\[[^\]]*\]|\([^)]*\))?\.?\s*$")
+
+
 def read_practice(text: str) -> Practice:
     """What a changelog's text says its maintainers publish."""
     deps: dict[str, str] = {}
     for line in text.splitlines():
-        if not _UPGRADE_LINE.search(line):
+        if not (_UPGRADE_LINE.search(line) or _VERSION_ITEM.match(line)):
             continue
         for m in _NAMED_VERSION.finditer(line):
             name = m.group("words") or m.group("name")

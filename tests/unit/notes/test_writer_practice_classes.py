@@ -98,6 +98,9 @@ def test_upgrades_of_the_dependencies_the_changelog_names_are_listed_and_other_b
     assert practice.dependencies["kotlinxcoroutines"] == "kotlinx.coroutines"
     assert practice.dependencies["androidxannotation"] == "AndroidX Annotation"
     assert "python" not in practice.dependencies  # a version in a line that upgrades nothing
+    # square/kotlinpoet's changelog lists its toolchain as an item of a name and a version alone
+    assert read_practice(" * New: Kotlin 2.1.21.\n * New: KSP 2.1.21-2.0.1.\n * Fix: Python 3.12 now works.\n"
+                         " * Version 2.0.0\n").dependencies == {"kotlin": "Kotlin", "ksp": "KSP"}
     commits = [_renovate(1, "Update dependency com.puppycrawl.tools:checkstyle to v13.5.0 (#9468)"),
                _renovate(2, "Update kotlinx-coroutines monorepo to v1.11.0 (#9450)"),
                _renovate(3, "Update square.okio to v3.17.0 (#9367)"),
