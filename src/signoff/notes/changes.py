@@ -10,7 +10,9 @@ dependency bumps, releases, merges of branches, formatting) and bot commits (`[b
 dependabot, renovate, github-actions, pre-commit-ci) are left out. Breaking changes come first,
 then deprecations, features, fixes and the rest. A prefix that is no conventional type (`sync:`) is
 an area and stays in the line; a tag naming one package (`tokio-1.53.0`) leaves its sibling packages'
-commits out; in a new major version a changed default is breaking.
+commits out; in a new major version a changed default is breaking. Where no merge joins a branch, a
+commit without a number is listed by its kind; refactors and upgrades of named dependencies are listed
+where the project's changelog lists them (`signoff.notes.practice`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from typing import Any
 
 from signoff.notes.facts import area_of
 from signoff.notes.knowledge import BOTS
+from signoff.notes.practice import Practice, changelog_work, dependency_key
 
 BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
     "Breaking changes", "Deprecations", "Features", "Bug fixes", "Performance")
 REMOVED, DOCS, OTHER = "Removals", "Documentation", "Other changes"
-ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, OTHER, DOCS)
+REFACTORS, DEPENDENCIES = "Refactoring", "Dependencies"  # only where the project's changelog lists them
+ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, REFACTORS, OTHER, DEPENDENCIES, DOCS)
 
 _CONVENTIONAL = re.compile(r"^(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?:\s*(?P<text>.+)$")
 _TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, "perf": PERFORMANCE,
@@ -47,11 +51,19 @@ _LABEL = re.compile(r"^\s*\[(?P<label>[A-Za-z][\w -]*)\]\s*|^(?P<word>Bug|Bugfix
 _LABELS = {"bug": FIXES, "bugfix": FIXES, "fix": FIXES, "feature": FEATURES, "feat": FEATURES,
            "enhancement": FEATURES, "docs": DOCS, "doc": DOCS, "perf": PERFORMANCE, "deprecation": DEPRECATED,
            "breaking": BREAKING, "security": FIXES}
-_DEPRECATES = re.compile(r"^deprecat|\b(?:is|are|now|been|becomes?)\s+deprecated\b|\bdeprecation warnings?\b",
+# "Fix kotlin-metadata deprecation warnings" (square/kotlinpoet #2159) silences the project's own use of a
+# deprecated API: no deprecation
+_DEPRECATES = re.compile(r"^deprecat|\b(?:is|are|now|been|becomes?)\s+deprecated\b|"
+                         r"^(?!(?:fix|silence|suppress|resolve|address|avoid|clean)\w*\b).*\bdeprecation warnings?\b",
                          re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
-          (re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\b", re.I), REMOVED),
+          # a removal of something users had (support, a module, an option, an API); "Subscriber: remove
+          # clone_span on enter" (tokio-rs/tracing #3289, which its maintainers list under Performance) is a change
+          (re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\b(?=.*\b(?:support|compat\w*|deprecated|"
+                      r"modules?|packages?|options?|arguments?|parameters?|flags?|functions?|methods?|class(?:es)?|"
+                      r"apis?|endpoints?|commands?|features?|settings?|alias(?:es)?|hooks?|python|node(?:\.?js)?|"
+                      r"ruby|jdk|java|msrv|platforms?|targets?|dependency|dependencies)\b)", re.I), REMOVED),
           (re.compile(r"^(?:fix(?:e[sd])?|correct\w*|resolve[sd]?|handle[sd]?|prevent\w*|avoid\w*|repair\w*|"
                       r"restore[sd]?|don'?t|do not|no longer)\b", re.I), FIXES),
           (re.compile(r"^(?:add(?:s|ed)?|allow\w*|support\w*|implement\w*|introduce[sd]?|new|enable[sd]?|"
@@ -82,7 +94,9 @@ _TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|mir
                         # the project's own pages, not the product's documentation: puma's "Update SECURITY.md,
                         # native Github vuln reports", "Rm stackoverflow badge", "Add SVG brand assets ..."
                         r"\b(?:security|contributing|release|code_of_conduct|governance|funding|maintainers)\.md\b|"
-                        r"\bbadges?\b|\blogos?\b|\bbrand\b|\bcode of conduct\b|\bcontributing guide", re.I)
+                        r"\bbadges?\b|\blogos?\b|\bbrand\b|\bcode of conduct\b|\bcontributing guide|"
+                        # the release machinery: "Tidy the release script a little"
+                        r"\brelease (?:scripts?|process|workflows?|tooling|automation|checklist)\b", re.I)
 # After an area, "merge" joins code, not branches (tokio's "signal: merge windows statics", which the
 # maintainers list as "refactor global variables on Windows")
 _MERGES_CODE = re.compile(r"^merge\s+(?!(?:branch|remote|tag|pull|stable|main|master)\b|')", re.I)
@@ -93,7 +107,7 @@ _REVERT = re.compile(r'^revert\s+"(?P<title>.+)"\s*(?:\(#\d+\))?\s*$', re.IGNORE
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
     r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
-    r"version |v?\d+\.\d+|"
+    r"version |v?\d+\.\d+|re-?fmt\b|fmt\b|"
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
@@ -156,13 +170,31 @@ def is_bot(f: dict[str, Any]) -> bool:
     return bool(BOTS.search(f.get("email", "")) or BOTS.search(f.get("author", "")))
 
 
+# A first word that is a name as code spells it (kotlinpoet's "emitNullable correctly ...", yargs's "commandDir
+# now works ..."): capitalised it would name something else
+_CODE_NAME = re.compile(r"^[a-z]\w*(?:[A-Z_.(]|\d)\S*")
+
+
 def _sentence(text: str) -> str:
     text = " ".join(text.split()).rstrip(" .")
+    if _CODE_NAME.match(text):
+        return text + "."
     return text[:1].upper() + text[1:] + "." if text else ""
 
 
-def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | None, str]:
-    """(group, text) of one change; group None for housekeeping."""
+_REFACTOR = re.compile(r"^refactor(?:s|ed|ing)?\b", re.IGNORECASE)
+
+
+def _listed_refactor(text: str, f: dict[str, Any], refactors: bool) -> bool:
+    """Whether a refactor is listed: where the project's changelog lists refactors (`Practice`), one
+    that touches code (a merged pull request's merge lists no files: its title decides)."""
+    areas = set(f.get("areas") or [])
+    return refactors and bool(_REFACTOR.match(text)) and (not areas or "code" in areas)
+
+
+def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = False) -> tuple[str | None, str]:
+    """(group, text) of one change; group None for housekeeping. With `refactors` (the project's
+    changelog lists them) a refactor of code is listed under Refactoring."""
     breaking = bool(f.get("breaking"))
     m = _CONVENTIONAL.match(title)
     if conventional and m and m.group("type").lower() in _KNOWN_TYPES:
@@ -172,6 +204,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
             text = f"{m.group('scope')}: {text}"
         if m.group("bang") or breaking:
             return BREAKING, text
+        if _listed_refactor(kind, f, refactors):
+            return REFACTORS, text
         if kind in _HOUSEKEEPING_TYPES or _CHANGELOG_WORK.search(m.group("text")):
             return None, text  # `docs: fix CHANGELOG links`: the changelog is not a change to it
         if _DEPRECATES.search(m.group("text")):
@@ -186,16 +220,25 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         return _TYPES.get(kind, OTHER), text
     if m:  # a type or scope prefix in a project that does not write conventional commits throughout
         kind = m.group("type").lower()
+        if _listed_refactor(kind, f, refactors):
+            return REFACTORS, m.group("text")
         if kind in _HOUSEKEEPING_TYPES:
             return None, title
         if kind in _TYPES:
             typed = BREAKING if m.group("bang") or breaking else _TYPES[kind]
-            if typed == DOCS and not (set(f.get("areas") or []) & {"code"}):
+            typed_areas = set(f.get("areas") or [])
+            if typed == DOCS and not (typed_areas & {"code"}):
+                return None, title
+            if typed_areas and typed_areas <= {"tests", "ci", "deps"} and typed != BREAKING:
+                # pytest-asyncio's "fix: make linters happy", "feat(workflows): add gh release instead of
+                # ncipollo/release-action" (a workflow file alone): as in a conventional project
                 return None, title
             return (DEPRECATED if typed != BREAKING and _DEPRECATES.search(m.group("text")) else typed), \
                 m.group("text")
         # an area (`sync: wake the receiver`): the verb after it tells the kind, and the area stays
         f_areas = set(f.get("areas") or [])
+        if _listed_refactor(m.group("text"), f, refactors):
+            return REFACTORS, title
         if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"}) or _HOUSEKEEPING.match(m.group("text")) \
                 or (_HOUSEKEEPING_TITLE.search(m.group("text")) and not _MERGES_CODE.match(m.group("text"))) \
                 or _TEST_WORK.search(m.group("text")):
@@ -216,8 +259,12 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         name = (label.group("label") or label.group("word") or "").lower()
         group = _LABELS.get(name)
         text = title[label.end():]
+        if _listed_refactor(name, f, refactors):
+            return REFACTORS, text
         if group is None and name in _HOUSEKEEPING_TYPES:
             return None, text
+    elif _listed_refactor(text, f, refactors):
+        return REFACTORS, text
     if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text) or (group is None and _TEST_WORK.search(text)):
         return None, text
     areas = set(f.get("areas") or [])
@@ -326,38 +373,93 @@ def tag_package(range_: str) -> str | None:
     return m.group("package") if m else None
 
 
+def _sibling(package: str, folder: str) -> bool:
+    """Whether a top folder holds a sibling of `package`: one named from the same stem (`tokio-stream`
+    beside `tokio`; `tracing`, `tracing-core`, `tracing-appender` beside `tracing-subscriber`)."""
+    stem = re.split(r"[-_]", package, maxsplit=1)[0]
+    return folder != package and (folder == stem or folder.startswith((f"{stem}-", f"{stem}_")))
+
+
 def _another_package(package: str, paths: Sequence[str]) -> bool:
     """Whether a commit's code is all in sibling packages' folders (`tokio-stream/`, `tokio-util/`
     beside `tokio/`): their changes go to their own changelogs. Paths outside any package folder
     (the workspace's manifest, CI) do not decide; no path in a sibling, no decision."""
     tops = {p.split("/", 1)[0] for p in paths if "/" in p and area_of(p) == "code"}
-    return bool(tops) and package not in tops and all(t.startswith((f"{package}-", f"{package}_")) for t in tops)
+    return bool(tops) and package not in tops and all(_sibling(package, t) for t in tops)
+
+
+# A dependency update as bots and people write it: renovate's "Update dependency com.squareup.okio:okio to
+# v3.17.0", "Update kotlinx-coroutines monorepo to v1.11.0"; dependabot's "Bump requests from 2.31.0 to 2.32.0"
+_DEP_UPDATE = re.compile(r"^(?:update|upgrade|bump)\s+(?:dependency\s+|plugin\s+)?(?P<name>[\w.:@/-]+?)"
+                         r"(?:\s+monorepo)?\s+(?:from\s+\S+\s+)?to\s+(?P<version>v?\d+(?:\.\d+)+[\w.+-]*)",
+                         re.IGNORECASE)
+
+
+def _dependency_names(name: str) -> list[str]:
+    """The keys a dependency's coordinates may be known by: `com.squareup.okio:okio` as a whole, each
+    `:`/`/` part, and each part's last dotted segment (`square.okio` is Okio)."""
+    parts = [p for p in re.split(r"[:/@]", name) if p]
+    return [dependency_key(k) for k in (name, *parts, *(p.rsplit(".", 1)[-1] for p in parts))]
+
+
+def dependency_lines(commits: Sequence[dict[str, Any]], known: Mapping[str, str]) -> list[Line]:
+    """One line per dependency the project's changelog lists upgrades of (`known`, see `Practice`),
+    for its newest update in the range, bots' included: okhttp's "Update square.okio to v3.17.0
+    (#9367)" is "Upgrade Okio to v3.17.0 (#9367)."; the bots' other updates stay out."""
+    lines: list[Line] = []
+    done: set[str] = set()
+    for f in commits:
+        title = _gitmoji(f.get("title") or f["subject"])
+        typed = _CONVENTIONAL.match(title)
+        m = _DEP_UPDATE.match(typed.group("text") if typed else title)
+        if f.get("merge") or not m or (f.get("areas") and not {"deps", "code"} & set(f["areas"])):
+            continue  # pytest-asyncio's pytest bumped in its tests' constraints.txt: not what users get
+        key = next((k for k in _dependency_names(m.group("name")) if k in known), None)
+        if key is None or key in done:
+            continue
+        done.add(key)
+        ref = f" (#{f['pr']})" if f.get("pr") else ""
+        lines.append(Line(DEPENDENCIES, f"Upgrade {known[key]} to {m.group('version')}{ref}.", [f]))
+    return lines
 
 
 def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
                     paths: Mapping[str, Sequence[str]] | None = None, package: str | None = None,
-                    major: bool = False) -> list[Line]:
+                    major: bool = False, practice: Practice | None = None) -> list[Line]:
     """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
 
     With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
     takes is listed under that heading instead of its kind's, after the breaking changes,
     deprecations and removals (which stay first) and before the other groups; `paths` gives each
-    commit's paths by hash (a merged pull request's are its merge's second parent's, not known
-    here: it is matched by label only). With `package` (the one a tag like `tokio-1.53.0` names,
-    see `tag_package`) and a folder of that name among the paths, a commit whose code is all in
-    sibling packages' folders is left out. With `major` (the range ends a major version, see
-    `major_release`) a change of a default is a breaking change."""
+    commit's paths by hash (a merged pull request's are those of the commits it merged, see
+    `signoff.notes.paths`); a commit that touched only the changelog is left out. With `package`
+    (the one a tag like `tokio-1.53.0` names, see `tag_package`) and a folder of that name among the
+    paths, a commit whose code is all in sibling packages' folders (`_sibling`) is left out. With
+    `major` (the range ends a major version, see `major_release`) a change of a default is breaking.
+    With `practice` (what the project's changelog before the range lists, see
+    `signoff.notes.practice`) refactors of code are listed where it lists refactors, and upgrades of
+    the dependencies it names (`dependency_lines`)."""
     groups = groups or {}
     paths = paths or {}
-    humans = [_numbered_merge(f) for f in commits if not is_bot(f)]
+    practice = practice or Practice()
+    upgrades = dependency_lines(commits, practice.dependencies)
+    upgraded = {f["hash"] for line in upgrades for f in line.facts}
+    humans = [_numbered_merge(f) for f in commits if not is_bot(f) and f["hash"] not in upgraded
+              and not changelog_work(paths.get(f["hash"], ()))]
     if package and any(p.startswith(f"{package}/") for ps in paths.values() for p in ps):
         humans = [f for f in humans if not _another_package(package, paths.get(f["hash"], ()))]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.
     by_pr = len(numbered) >= 3 or (bool(numbered) and len(numbered) * 4 >= len(humans))
+    # Where no merge commit joins a branch, every commit is on the main line: one without a number was
+    # pushed or rebased there as it is (square/kotlinpoet's "Handle recursively bound generics in
+    # KType.asTypeName", labstack/echo's pull requests rebased without their numbers, its "docs(csrf): fix
+    # godoc typo ..." among them), not a part of a merged branch: listed as the commits of a project
+    # without pull requests are.
+    linear = by_pr and not any(f.get("merge") for f in humans)
     # A breaking change or a deprecation is listed even when pushed without a pull request.
-    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
+    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)))] if by_pr \
         else [f for f in humans if not f.get("merge")]
     titles = [_LIST_MARKER.sub("", _gitmoji(f.get("title") or f["subject"])) for f in candidates]
     typed = [_CONVENTIONAL.match(t) for t in titles]
@@ -371,13 +473,17 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
             continue  # a pull request merged and squashed both: listed once
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
-        group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
+        group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
         if group is None:
             continue
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
             group = BREAKING
         if groups and group not in _LEADING_GROUPS:
             group = configured_group(groups, title, paths.get(f["hash"], ())) or group
+        if package and text[:len(package) + 1].lower() == f"{package.lower()}:":
+            # the package the notes are for, named as an area in its own notes ("tracing-subscriber: Switch to
+            # unconditional no_std" in tracing-subscriber's): it says nothing there
+            text = text[len(package) + 1:].strip()
         text = _sentence(text)
         if not text:
             continue
@@ -388,6 +494,7 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
             # pushed beside the pull requests (a breaking change, a deprecation): its commit is its reference
             text = f"{text[:-1]} ({f['hash'][:10]})."
         lines.append(Line(group, text, [f]))
+    lines += upgrades
     order = [*_LEADING_GROUPS, *(g for g in groups if g not in ORDER), *ORDER[len(_LEADING_GROUPS):]]
     rank = {g: i for i, g in enumerate(order)}
     return sorted(lines, key=lambda line: rank[line.group])

@@ -29,7 +29,8 @@ from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
 from signoff.notes.facts import FactsFile, snapshot_and_facts
 from signoff.notes.grade import grade_text, repository_here
-from signoff.notes.snapshot import Snapshot
+from signoff.notes.paths import commit_paths
+from signoff.notes.practice import changelog_before, read_practice
 from signoff.notes.verify import Verifier
 
 SNAPSHOT_FILE, FACTS_FILE, DRAFT_FILE, REVIEW_FILE = "snapshot.json", "facts.json", "draft.json", "review.json"
@@ -91,20 +92,6 @@ def configured_groups(settings: Settings) -> dict[str, list[str]]:
     return {k.strip(): list(v) for k, v in groups.items()}
 
 
-def commit_paths(snapshot: Path, hashes: set[str]) -> dict[str, list[str]]:
-    """The paths each of the given commits touched, read from the head of the snapshot (commits
-    come newest first, and the writer sees the newest): for grouping by a configured map."""
-    out: dict[str, list[str]] = {}
-    if not hashes or not snapshot.is_file():
-        return out
-    for c in Snapshot(snapshot).commits():
-        if c["hash"] in hashes:
-            out[c["hash"]] = [f["path"] for f in c["files"]]
-            if len(out) == len(hashes):
-                break
-    return out
-
-
 def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
                script: str = "default") -> dict[str, Any]:
     from signoff.notes.agents import write
@@ -117,9 +104,13 @@ def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
         task["groups"] = groups
     if package:
         task["package"] = package  # a tag like `tokio-1.53.0`: sibling packages' commits are not its changes
-    if groups or package:
-        task["paths"] = commit_paths(facts_path.parent / SNAPSHOT_FILE,
-                                     {f["hash"] for f in task["facts"] if f["kind"] == "commit"})
+    # the paths tell a change's group, a sibling package's change and a changelog entry (`changes`)
+    task["paths"] = commit_paths(facts_path.parent / SNAPSHOT_FILE,
+                                 {f["hash"] for f in task["facts"] if f["kind"] == "commit"})
+    repo = run_repository(facts_path.parent)
+    if repo is not None:
+        # what the project's own changelog before the range lists (refactors, dependency upgrades)
+        task["practice"] = read_practice(changelog_before(repo, task["range"])).as_task()
     sentences, record = write(task, settings, role, script)
     numbered = [{"id": f"S{i}", "text": s["text"], "facts": list(s["cites"]),
                  **({"group": s["group"]} if s.get("group") else {})} for i, s in enumerate(sentences, 1)]

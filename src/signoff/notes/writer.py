@@ -19,6 +19,7 @@ from typing import Any
 
 from signoff.notes.changes import changelog_lines, is_bot, major_release
 from signoff.notes.facts import round_half_up
+from signoff.notes.practice import Practice
 from signoff.notes.verify import Support, check_claims
 
 WriterScript = Callable[[dict[str, Any]], dict[str, Any]]
@@ -83,7 +84,8 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
         sentences.append({"text": f"{total} from {_plural(people['value'], 'contributor')}.",
                           "cites": [commits["id"], people["id"]]})
     for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths"),
-                                task.get("package"), major_release(task.get("range") or "")):
+                                task.get("package"), major_release(task.get("range") or ""),
+                                Practice.from_task(task.get("practice"))):
         if _supported(line.text, line.facts):
             sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})
     return {"sentences": sentences}

@@ -102,3 +102,34 @@ def test_housekeeping_without_pull_requests_is_left_out(tmp_path: Path, subject:
     r.commit(subject)
     out, _ = _write(tmp_path, r)
     assert _grouped(out) == [("Features", "Add the exporter for CSV files.")]
+
+
+def test_the_changelog_before_the_range_says_which_refactors_and_upgrades_are_listed(tmp_path: Path) -> None:
+    # gin-gonic/gin lists `refactor:` pull requests and square/okhttp "Upgrade: [Okio 3.16.0]" (renovate's):
+    # the writer reads the changelog as it stood where the range starts
+    from signoff.kernel.settings import Settings
+    from signoff.notes.practice import changelog_before, read_practice
+    from signoff.notes.run import REPOSITORY_FILE, make_draft
+
+    renovate = ("renovate[bot]", "29139614+renovate[bot]@users.noreply.github.com")
+    r = Repo(tmp_path / "r")
+    r.write("CHANGELOG.md", "## 1.0.0\n\n* refactor: use bytes.ReplaceAll directly (#3)\n* Upgrade: [Okio 3.16.0]\n")
+    r.write("src/app.go", "package app\n")
+    r.commit("Release 1.0.0", author=KIM)
+    r.git("tag", "v1.0.0")
+    for subject, path, author in [("refactor(context): simplify the GetType functions (#4)", "src/app.go", KIM),
+                                  ("Update square.okio to v3.17.0 (#5)", "gradle/libs.versions.toml", renovate),
+                                  ("Update spotless.plugin to v8.6.0 (#6)", "build.gradle.kts", renovate),
+                                  ("feat: add BindPlain (#7)", "src/bind.go", KIM)]:
+        r.write(path, subject)
+        r.commit(subject, author=author)
+    assert changelog_before(r.path, "v1.0.0") == "" and changelog_before(r.path, "nope..HEAD") == ""
+    assert read_practice(changelog_before(r.path, "v1.0.0..HEAD")).refactors
+    run = tmp_path / "run"
+    run.mkdir()
+    snapshot_and_facts(r.path, "v1.0.0..HEAD", run / "snapshot.json", run / "facts.json")
+    (run / REPOSITORY_FILE).write_text(f"{r.path}\n", encoding="utf-8")
+    draft = make_draft(run / "facts.json", Settings(home=tmp_path / "home", db_url=f"sqlite:///{tmp_path / 'db'}"))
+    assert [(s.get("group"), s["text"]) for s in draft["sentences"][1:]] == [
+        ("Features", "Add BindPlain (#7)."), ("Refactoring", "Context: simplify the GetType functions (#4)."),
+        ("Dependencies", "Upgrade Okio to v3.17.0 (#5).")]

@@ -85,10 +85,10 @@ def test_a_breaking_change_pushed_beside_pull_requests_is_listed_first_with_its_
            for i in range(3)]
     esm = {**_commit(0xd90af45f18, "feat!: yargs is now ESM first"), "hash": "d90af45f18" + "0" * 30}
     documented = {**_commit(24, "feat: commandDir now works with ESM files (#2461)", ("docs", "tests")), "pr": "2461"}
-    tidy = _commit(25, "Tidy the release script a little")  # pushed beside the pull requests: left out
+    tidy = _commit(25, "Tidy the release script a little")  # the release machinery: left out
     lines = [(line.group, line.text) for line in changelog_lines([*prs, esm, documented, tidy])]
     assert lines[0] == (BREAKING, "Yargs is now ESM first (d90af45f18).")
-    assert (FEATURES, "CommandDir now works with ESM files (#2461).") in lines
+    assert (FEATURES, "commandDir now works with ESM files (#2461).") in lines  # the option as spelled
     assert not any("release script" in text for _, text in lines)
 
 
@@ -170,12 +170,13 @@ def test_an_area_before_the_colon_is_no_conventional_type_and_stays_in_the_line(
                _pr(11, "signal: merge windows statics (#8231)"),
                _pr(12, "Merge 'tokio-1.52.4' into 'master' (#8290)")]
     lines = [(line.group, line.text) for line in changelog_lines(commits)]
-    assert lines == [("Removals", "Taskdump: remove crate disambiguators from output (#8264)."),
-                     (FEATURES, "Fs: add safe impl From<OwnedFd> for File (#8266)."),
+    # #8264 removes nothing users had (tokio 1.52.4 lists it under "Fixed (unstable)"): no Removal
+    assert lines == [(FEATURES, "Fs: add safe impl From<OwnedFd> for File (#8266)."),
                      (FIXES, "Io: do not treat zero-length reads as EOF in `Chain` (#8251)."),
                      ("Other changes",
                       "Sync: wake mpsc receiver when a queued `reserve[_many]` returns permits (#8260)."),
                      ("Other changes", "Tracing: remove unnecessary span clone (#8126)."),
+                     ("Other changes", "Taskdump: remove crate disambiguators from output (#8264)."),
                      ("Other changes", "Signal: merge windows statics (#8231)."),
                      ("Documentation", "Sync: document memory ordering guarantees for Semaphore (#8119)."),
                      ("Documentation", "Task: explain why `yield_now` defers its waker (#8254)."),
