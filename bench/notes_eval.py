@@ -965,10 +965,13 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
 
 
 def run(mirrors: Path, which: str, per_project: int, show: bool,
-        export: Path | None = None, read_diffs: bool = True, plant_only: bool = False) -> dict[str, dict[str, int]]:
+        export: Path | None = None, read_diffs: bool = True, plant_only: bool = False,
+        projects: list[str] | None = None) -> dict[str, dict[str, int]]:
     figures: dict[str, dict[str, int]] = {}
     for p in PROJECTS:
         if which != "all" and p.split != which:
+            continue
+        if projects and not any(name in (p.repo, p.repo.split("/")[1]) for name in projects):
             continue
         repo = mirrors / p.repo.replace("/", "+") / "repo"
         if not repo.exists():
@@ -1067,6 +1070,8 @@ def main() -> int:
                         help="Only grade the exported cases here (of --set) again and rewrite their records.")
     parser.add_argument("--plant-only", action="store_true",
                         help="With --export: write the sections and their plants without grading them (a blind set).")
+    parser.add_argument("--project", action="append", default=None, metavar="NAME",
+                        help="Only this project (owner/name or name; repeatable), in whichever set holds it.")
     args = parser.parse_args()
     if args.refresh is not None:
         refresh(args.refresh, args.mirrors, args.set)
@@ -1075,7 +1080,7 @@ def main() -> int:
     for which in order:
         print(f"{which} set:")
         figures = run(args.mirrors, which, args.sections, args.show, args.export, not args.no_diffs,
-                      args.plant_only).get(which)
+                      args.plant_only, args.project).get(which)
         if not figures:
             continue
         print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "

@@ -746,7 +746,11 @@ class Knowledge:
             # prose and examples, which an item tells in other words ("Remove an unused variable from
             # example code block" for "Update usage.rst", whose diff drops `>>> kid = "..."`)
             return None
-        if len(shared) > 1 and not unrelated(said, known, self._common):
+        # the words most commits of the range say (jest's `config` and `file`) tie a long item to this change no
+        # more than to any other: one sharing only those with the messages is judged by the diff, as one sharing none
+        far = unrelated(said, known, self._common) or (
+            len(said) >= LONG_ITEM and len(item_refs) == 1 and bool(shared) and set(shared) <= self._common)
+        if len(shared) > 1 and not far:
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
         if len(shared) == 1 and len(item_refs) == 1 and self._off_title(said, shared, n, own):
             # one word met outside the title (`config` of `uvicorn/config.py` for "Support reading settings
@@ -756,7 +760,7 @@ class Knowledge:
         if len(shared) == 1 and len(item_refs) == 1 and len(said) == LONG_ITEM - 1 and \
                 self._named_by_paths_alone(said, shared[0], n, own):
             return own[0]
-        far, diff = unrelated(said, known, self._common), self._diff(n, own)
+        diff = self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
         # one a rare word ties to them ("bpo-39057") may name another project's code (the check above

@@ -280,17 +280,34 @@ def common_words(per_commit: list[set[str]]) -> set[str]:
 
 _HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$", re.MULTILINE)
 DIFF_BYTES = 1 << 20  # the part of a pull request's diff read: a vendored or generated file says nothing more
+# A dependency lock file's part of a diff: the pinned packages' names and hashes, generated, not the change
+_LOCK_PART = re.compile(r"^diff --git a/\S*?(?:yarn\.lock|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|"
+                        r"bun\.lockb?|deno\.lock|Cargo\.lock|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|"
+                        r"Gemfile\.lock|composer\.lock|go\.sum|mix\.lock|flake\.lock) .*?(?=^diff --git |\Z)",
+                        re.MULTILINE | re.DOTALL)
+LOCKED = "lock:"  # marks a word only a lock file's part of a diff holds: counted in its size, no word of the change
 
 
-def diff_words(diff: str) -> set[str]:
-    """The words of the lines a diff adds and removes (identifiers split at `_` and camelCase, as
-    an item's are): what a pull request changed when its messages say little of it ("Separate out
-    a release policy document" adding a page on supported major versions)."""
-    # and the function or class each hunk changed, which git names after its line numbers
-    # (`@@ -853,0 +854,4 @@ def canonicalize_name(...)`): the code a change is in, unchanged itself
+def _changed_words(diff: str) -> set[str]:
+    # the added and removed lines, and the function or class each hunk changed, which git names after
+    # its line numbers (`@@ -853,0 +854,4 @@ def canonicalize_name(...)`): the code a change is in
     changed = [line[1:] for line in diff.splitlines()
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
         [m.group(1) for m in _HUNK.finditer(diff)]
     text = without_links("\n".join(changed))
     return with_concepts(words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) |
                          set(_NUMBERS.findall(text)))
+
+
+def diff_words(diff: str) -> set[str]:
+    """The words of the lines a diff adds and removes (identifiers split at `_` and camelCase, as
+    an item's are): what a pull request changed when its messages say little of it ("Separate out
+    a release policy document" adding a page on supported major versions). A dependency lock file
+    names packages, not the change (jest's 838 lines of `yarn.lock` in "update React Native testing
+    example project" hold `cache`, `parse`, `plugin` and `start`): its words are kept apart, marked
+    `LOCKED`, so they match no item's word but still count in the diff's size (fastapi/sqlmodel's
+    "Drop support for Python 3.9", 229 files and 771 lines of `uv.lock`, is a diff so large that what
+    it holds ties nothing, with or without the lock file)."""
+    locked = "\n".join(m.group(0) for m in _LOCK_PART.finditer(diff))
+    own = _changed_words(_LOCK_PART.sub("", diff))
+    return own | {LOCKED + w for w in _changed_words(locked) - own} if locked else own
