@@ -629,6 +629,24 @@ def test_the_helpers_a_test_package_init_imports_come_with_it(tmp_path: Path) ->
         "xarray/__init__.py", "xarray/tests/__init__.py", "xarray/tests/arrays.py", "xarray/tests/test_x.py"]
 
 
+def test_tests_inside_a_src_layout_package_never_take_the_package_as_a_helper(tmp_path: Path) -> None:
+    """trio (blind16): src/trio/_tests/test_channel.py does `import trio`; pytest puts `src` first on the path,
+    where `trio` sits beside the test package, so the whole package (the code under test) was staged as the test's
+    helper and the run imported the base's `_channel.py` from the harness on every revision. Only what lies in the
+    test folder is a helper, whether reached relatively or absolutely; and the test package's plugin the root
+    configuration names by its import name (`-p trio._tests.pytest_plugin`, not `src.trio...`) is one."""
+    test = "import pkg\nfrom pkg import core\nfrom pkg._tests.helpers import h\nfrom ..core import y\n"
+    plugin = '[tool.pytest.ini_options]\naddopts = ["-p pkg._tests.pytest_plugin"]\n'
+    repo, base = _repo(tmp_path / "r", {"src/pkg/__init__.py": "from .core import y\n", "src/pkg/core.py": "y = 1\n",
+                                        "src/pkg/_tests/__init__.py": "", "src/pkg/_tests/helpers.py": "import pkg\n",
+                                        "src/pkg/_tests/test_x.py": test, "src/pkg/_tests/test_other.py": "",
+                                        "src/pkg/_tests/pytest_plugin.py": "from ..core import y\n",
+                                        "pyproject.toml": plugin})
+    assert _staged(repo, base, "src/pkg/_tests/test_x.py", tmp_path / "staged") == [
+        "src/pkg/__init__.py", "src/pkg/_tests/__init__.py", "src/pkg/_tests/helpers.py",
+        "src/pkg/_tests/pytest_plugin.py", "src/pkg/_tests/test_x.py"]
+
+
 @pytest.mark.parametrize("inner_package", [False, True], ids=["inner-folder-no-init", "inner-package"])
 def test_a_nested_test_module_keeps_the_helpers_of_its_outer_test_package(tmp_path: Path, inner_package: bool) -> None:
     """uvicorn's tests/protocols/test_http.py (tests/protocols/ has no __init__.py) imports `tests.response`, a
