@@ -138,7 +138,20 @@ def project_name(repo: Path, base: str) -> str | None:
 
 
 def _metadata(repo: Path, base: str) -> dict[str, Any]:
-    """{"name", "dependencies", "extras"} as far as the base revision declares them statically."""
+    """{"name", "dependencies", "extras", "where"} as far as the base revision declares them statically, with
+    pyproject.toml's PEP 735 groups as extras whatever declares the rest (sentry-python's setup.py metadata beside
+    a `[dependency-groups] test`): any tool reads them there; an extra of the same name wins."""
+    out = _build_metadata(repo, base)
+    groups = _dependency_groups(_pyproject(repo, base).get("dependency-groups"))
+    if groups:
+        out["extras"] = {**groups, **out["extras"]}
+        out["where"] = out["where"] or "pyproject.toml [dependency-groups]"
+    return out
+
+
+def _build_metadata(repo: Path, base: str) -> dict[str, Any]:
+    """What the build's own declarations say: pyproject.toml's `[project]` (with the groups beside it), a
+    `[tool.poetry]` or `[tool.flit.metadata]` table where that tool builds, setup.cfg, a literal setup.py."""
     out: dict[str, Any] = {"name": None, "dependencies": [], "extras": {}, "where": None}
     data = _read(repo, base, "pyproject.toml")
     if data is not None:

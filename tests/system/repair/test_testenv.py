@@ -68,6 +68,20 @@ def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None
         testenv.plan(repo, base, [], False, [], "pytest-mock==3")
 
 
+def test_dependency_groups_beside_a_setup_py(tmp_path: Path) -> None:
+    """sentry-python (blind16): its metadata is setup.py's (pyproject.toml has no [project] table), its test
+    group a PEP 735 `[dependency-groups] test` in pyproject.toml, which any tool reads whatever builds the project:
+    `--extras test` said the extra was not declared in setup.py."""
+    setup_py = 'from setuptools import setup\nsetup(name="sdk", install_requires=["urllib3"], ' \
+               'extras_require={"flask": ["flask"]})\n'
+    pyproject = '[dependency-groups]\ntest = ["pytest>=6", "pytest-cov"]\n[tool.black]\nline-length = 88\n'
+    repo, base = _repo(tmp_path / "r", {"setup.py": setup_py, "pyproject.toml": pyproject})
+    plan = testenv.plan(repo, base, [], True, ["test"], None)
+    assert plan.lines == ["urllib3", "pytest>=6", "pytest-cov"]
+    assert plan.sources == ["setup.py [test] (base revision)"]
+    assert testenv.plan(repo, base, [], True, ["flask"], None).lines == ["urllib3", "flask"]
+
+
 def test_the_pytest_a_lock_file_pins_limits_an_unversioned_pytest(tmp_path: Path) -> None:
     """flask (blind15b): its `tests` group says `pytest` and its uv.lock 8.3.5; the newest pytest (9) lacks what
     its conftest reads. The lock's pytest is a constraint then; a versioned pytest or --pytest is left alone."""
