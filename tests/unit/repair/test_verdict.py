@@ -230,6 +230,15 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     own_check = guarded("harness", "OutputFailure")
     own_check.guard["observed"][EXPECT]["harness_check"] = True  # type: ignore[index]
     assert decide([own_check], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    # An exception of a harness callback the code under test called and let through (sentry-python's
+    # before_breadcrumb raising ZeroDivisionError, which the fix contains); never an environment problem.
+    let_through = guarded("harness", "ZeroDivisionError")
+    let_through.guard["observed"][EXPECT]["let_through"] = True  # type: ignore[index]
+    assert decide([let_through], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([let_through], [run(fails())], GOOD_REGR)[0] == REJECTED
+    import_error = guarded("harness", "ModuleNotFoundError")
+    import_error.guard["observed"][EXPECT]["let_through"] = True  # type: ignore[index]
+    assert decide([import_error], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
     # A syntax error in code the checkout generated and compiled (attrs' __init__ scripts) is its crash;
     # one in a module that does not parse is not.
     generated = guarded("checkout", "SyntaxError")
