@@ -844,6 +844,12 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 pythonpath = testenv.package_folders(repo, base)
                 notes += [f"import folder {p}/ added: the base revision keeps its packages there (pass "
                           "--pythonpath to choose another)" for p in pythonpath]
+            if runner.needs_python:
+                # The repository's other projects the requirements install from their folders: each revision's own.
+                neighbours = [p for p in env_plan.import_folders if p not in pythonpath]
+                pythonpath += neighbours
+                notes += [f"import folder {p}/ added: the requirements install that project of the repository from "
+                          "its folder; it is taken from each revision, as the checkout is" for p in neighbours]
             python: str | None = None
             python_version = ""
             env_mounts: list[Any] = []

@@ -82,6 +82,26 @@ def test_dependency_groups_beside_a_setup_py(tmp_path: Path) -> None:
     assert testenv.plan(repo, base, [], True, ["flask"], None).lines == ["urllib3", "flask"]
 
 
+def test_the_repositorys_own_projects_a_requirements_file_installs_come_from_the_checkout(tmp_path: Path) -> None:
+    """opentelemetry-python (blind16): a monorepo whose opentelemetry-sdk/test-requirements.txt installs its
+    neighbours from their folders (`-e opentelemetry-api`, `-e opentelemetry-sdk`: pip read a folder name as an
+    invalid requirement here, and installing them would test a frozen copy, never the candidate). They are the
+    project's own code: their import folders come from each revision, their declared dependencies are installed,
+    and a requirement on one of them by name (pinned to an unreleased version) is never fetched."""
+    api = '[project]\nname = "pkg-api"\nversion = "1.0.dev0"\ndependencies = ["typing-extensions>=4"]\n'
+    sdk = '[project]\nname = "pkg-sdk"\nversion = "1.0.dev0"\ndependencies = ["pkg-api==1.0.dev0", "wrapt"]\n'
+    flat = 'from setuptools import setup\nsetup(name="pkg-util", install_requires=["pkg-sdk", "six"])\n'
+    repo, base = _repo(tmp_path / "r", {
+        "pkg-api/pyproject.toml": api, "pkg-api/src/pkg/api/__init__.py": "",
+        "pkg-sdk/pyproject.toml": sdk, "pkg-sdk/src/pkg/sdk/__init__.py": "",
+        "tools/util/setup.py": flat, "tools/util/pkg_util.py": "",
+        "pkg-sdk/test-requirements.txt": "pytest==7.4.4\n-e pkg-api\n-e ./pkg-sdk\n./tools/util\nrequests\n"})
+    plan = testenv.plan(repo, base, ["pkg-sdk/test-requirements.txt"], False, [], None)
+    assert plan.lines == ["pytest==7.4.4", "typing-extensions>=4", "wrapt", "six", "requests"]
+    assert plan.import_folders == ["pkg-api/src", "pkg-sdk/src", "tools/util"]
+    assert plan.dropped == ["-e pkg-api", "-e ./pkg-sdk", "./tools/util"]
+
+
 def test_the_pytest_a_lock_file_pins_limits_an_unversioned_pytest(tmp_path: Path) -> None:
     """flask (blind15b): its `tests` group says `pytest` and its uv.lock 8.3.5; the newest pytest (9) lacks what
     its conftest reads. The lock's pytest is a constraint then; a versioned pytest or --pytest is left alone."""
