@@ -1228,6 +1228,12 @@ def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:
     """pip's fix, naming the option to pass when what pip could not find may exist only as source
     (parso's docopt, black's toml 0.9.4: no wheel at all, or none for this Python)."""
     missing = re.search(r"No matching distribution found for (\S+)", exc.message)
+    other_python = re.search(r"No matching distribution found for (\S+) \(release \S+ requires Python ([^)]+)\)",
+                             exc.message)
+    if other_python:  # no build makes it installable here (aiohttp's requirements compiled under Python 3.10)
+        return (f"{other_python.group(1)} is pinned to a release for another Python ({other_python.group(2)}): pass "
+                "--python with a version it allows (the file may say which Python compiled it), or pin a release "
+                "for this one")
     # A conflict where every release pip tried depends on one package that has no wheel (anyio's test
     # group: blockbuster depends on forbiddenfruit, published as source only) says so only that way.
     needed = set(re.findall(r"\S+ depends on (\S+?)[;,]", exc.message + ",")) if "conflict:" in exc.message else set()

@@ -196,6 +196,28 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
     assert fix.startswith("forbiddenfruit>=0.1.4 may be published only as source") and "--allow-source-builds" in fix
 
 
+def test_a_pin_for_another_python_is_named_with_the_python_it_needs() -> None:
+    """aiohttp (blind16): requirements/test.txt, compiled by pip-compile under Python 3.10, pins
+    backports-asyncio-runner 1.2.0, which requires Python <3.11; pip says so only in a note before its error, and
+    the reason said "No matching distribution found" with a fix to check the names. The release's Python is named,
+    and the fix is --python, whether source builds are allowed or not."""
+    log = ("ERROR: Ignored the following versions that require a different python version: 1.1.0 Requires-Python "
+           ">=3.8,<3.11; 1.2.0 Requires-Python >=3.8,<3.11\n"
+           "ERROR: Could not find a version that satisfies the requirement backports-asyncio-runner==1.2.0 "
+           "(from versions: 1.0.0)\n"
+           "ERROR: No matching distribution found for backports-asyncio-runner==1.2.0\n")
+    cause = pip_cause(log)
+    assert cause == ("No matching distribution found for backports-asyncio-runner==1.2.0 (release 1.2.0 requires "
+                     "Python >=3.8,<3.11)")
+    for allowed in (False, True):
+        fix = _wheel_fix(PipError(f"pip could not install x: {cause}", "check", log), builds_allowed=allowed)
+        assert fix.startswith("backports-asyncio-runner==1.2.0 is pinned to a release for another Python "
+                              "(>=3.8,<3.11)") and "--python" in fix
+    # A release pip ignored that is not the one asked for changes nothing.
+    other = log.replace("1.2.0 Requires-Python >=3.8,<3.11", "1.3.0 Requires-Python >=3.12")
+    assert pip_cause(other) == "No matching distribution found for backports-asyncio-runner==1.2.0"
+
+
 def test_python_by_version() -> None:
     import sys
 
