@@ -753,8 +753,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest,
                             req.lock, python=_minor(req.python)) if runner.needs_python else testenv.Plan()
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
-    notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
-                        for line in env_plan.dropped]
+    notes: list[str] = [f"not installed: {line} (the repository's own code under test, the project itself or a "
+                        "project in a folder of it; the tests import the checkout's)" for line in env_plan.dropped]
     notes += [f"not installed: {line} (the project's pytest; --pytest {req.pytest} replaces it)"
               for line in env_plan.replaced]
     stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
