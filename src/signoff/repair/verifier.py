@@ -1067,11 +1067,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     again = jobs_for([((REGRESSION_ON_BASE,), on_base)])
                     runs[REGRESSION_ON_BASE] = [run for _g, run in execute_all(again, len(results),
                                                                                 len(results) + len(again))]
-                needed = _left_out_needed(left_out, [r for rs in runs.values() for r in rs])
-                if needed and pip_error is not None:
-                    # The tests import what was left out: pip's own error is the cause, as without leaving out.
-                    preflight.append(reason("environment_unprepared", f"{pip_error.message} (the tests import "
-                                            f"{needed})", _wheel_fix(pip_error, req.allow_source_builds)))
+                ran = [r for rs in runs.values() for r in rs]
+                needed = _left_out_needed(left_out, ran)
+                lacking = f"the tests import {needed}" if needed else _left_out_option(left_out, ran)
+                if lacking and pip_error is not None:
+                    # The tests need what was left out: pip's own error is the cause, as without leaving out.
+                    preflight.append(reason("environment_unprepared", f"{pip_error.message} ({lacking})",
+                                            _wheel_fix(pip_error, req.allow_source_builds)))
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
                 if unavailable:
                     preflight.append(reason("sandbox_unavailable", unavailable[0].detail))
@@ -1221,6 +1223,19 @@ def _left_out_needed(left_out: list[str], runs: list[Run]) -> str | None:
             top = str(module).split(".", 1)[0]
             if any(testenv.may_provide(name, top) for name in names):
                 return top
+    return None
+
+
+def _left_out_option(left_out: list[str], runs: list[Run]) -> str | None:
+    """Why pytest could not start, when the project's configuration passes an option no installed plugin has and a
+    pytest plugin was left out for want of a wheel (python-semantic-release's addopts say `--diff-symbols`, of
+    pytest-clarity, published as source only), or None."""
+    plugins = [line.strip() for line in left_out if "pytest" in testenv.normalise(testenv.requirement_name(line) or "")]
+    for run in runs if plugins else []:
+        option = re.search(r"unrecognized arguments: (-[-\w]+)", run.detail or "")
+        if option:
+            return (f"pytest could not start: the pytest configuration passes {option.group(1)}, an option of none of "
+                    f"the installed plugins; left out for want of a wheel: {', '.join(plugins)}")
     return None
 
 

@@ -492,6 +492,19 @@ def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() ->
     assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None
 
 
+def test_an_option_of_a_left_out_pytest_plugin_is_named_as_its_cause() -> None:
+    """python-semantic-release (blind16x): pytest-clarity, published as source only, was left out, and its option
+    `--diff-symbols` in the project's addopts stopped pytest on every stage; the reason said the tests were written
+    for an older pytest. The left-out plugin is named instead; without a plugin left out, or another error, nothing."""
+    from signoff.repair.verifier import _left_out_option
+
+    stopped = Run("collection_error", "pytest could not start: unrecognized arguments: --diff-symbols")
+    why = _left_out_option(["pytest-clarity ~= 1.0", "mkautodoc==0.2.0"], [Run("complete"), stopped])
+    assert why is not None and "--diff-symbols" in why and "pytest-clarity" in why and "mkautodoc" not in why
+    assert _left_out_option(["mkautodoc==0.2.0"], [stopped]) is None
+    assert _left_out_option(["pytest-clarity"], [Run("collection_error", "No module named 'x'")]) is None
+
+
 def test_a_direct_reference_pip_failed_to_build_is_the_one_left_out() -> None:
     # uvicorn's requirements.txt installs h11 from its repository's master (a clone and a build; no network
     # here); its pyproject declares h11 by version, which the plan installs as a wheel.
