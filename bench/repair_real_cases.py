@@ -194,6 +194,8 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             shutil.copytree(harness, tree / case.harness, dirs_exist_ok=True)
         # As `pip install -e .` would put it on the path (the src layout), unless the case names one.
         folders = options.get("pythonpath") or testenv.package_folders(clone, base)
+        # and the repository's other projects its requirements install from their folders (`-e opentelemetry-api`)
+        folders = [*folders, *(f for f in plan.import_folders if f not in folders)]
         paths = ":".join([str(tree), *[str(tree / p) for p in folders]])
         ids = [f"{case.harness}/{t}" if not case.harness.endswith(".py") else t for t in _ids(case, tests)]
         # With pytest's cache, as a maintainer runs it (coverage.py's addopts hold `--failed-first`); the

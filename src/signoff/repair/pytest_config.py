@@ -324,11 +324,15 @@ def _configured_helpers(repo: Path, base: str, rel: str) -> list[str]:
     if root is None:
         return []
     files = set(git.tracked_paths(repo, base, root))
-    dotted = re.escape(root.replace("/", "."))
+    # By its path from the root, or by its import name where the package sits in a folder of the path (trio's
+    # `-p trio._tests.pytest_plugin` for src/trio/_tests/pytest_plugin.py).
+    folder = _basedir(repo, base, f"{root}/x.py")
+    names = dict.fromkeys([root, root.removeprefix(f"{folder}/") if folder else root])
+    dotted = "|".join(re.escape(n.replace("/", ".")) for n in names)
     found: list[str] = []
     for name in ROOT_CONFIGURATION:
-        data = git.read_file_at(repo, base, name)
-        for match in re.finditer(rf"(?<![\w.]){dotted}((?:\.\w+)+)", data.decode("utf-8", "replace") if data else ""):
+        text = (git.read_file_at(repo, base, name) or b"").decode("utf-8", "replace")
+        for match in re.finditer(rf"(?<![\w.])(?:{dotted})((?:\.\w+)+)", text):
             parts = match.group(1).strip(".").split(".")
             for k in range(len(parts), 0, -1):  # the longest module the name reaches (then an attribute)
                 stem = "/".join([root, *parts[:k]])
@@ -627,8 +631,11 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                 if basedir:
                     modules = [node.module] if isinstance(node, ast.ImportFrom) and node.module else [
                         a.name for a in node.names] if isinstance(node, ast.Import) else []
+                    # (inside a test folder, only its own modules: trio's src/trio/_tests/ sits in the package
+                    # `src/trio`, beside which pytest's path holds the package itself, the code under test)
                     stems = [s for s in (f"{basedir}/{m.replace('.', '/')}" for m in modules)
-                             if f"{s}.py" in beside or f"{s}/__init__.py" in beside]
+                             if (f"{s}.py" in beside or f"{s}/__init__.py" in beside)
+                             and (root is None or s == root or s.startswith(f"{root}/"))]
                 if own_files:  # (a test folder without __init__.py inside the test package: both)
                     modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
                         node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []

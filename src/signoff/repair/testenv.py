@@ -35,6 +35,9 @@ from signoff.repair import lockfile
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?\s*$")
 _EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
+# A folder pip installs from (`-e opentelemetry-api`, `./tools/util`, `-e ./pkg[test]`), read from the root as tox
+# runs pip there; a bare name is a folder only after -e.
+_LOCAL = re.compile(r"^(-e\s+|--editable[=\s]+)?(?:file:)?((?:\./)?[\w.-]+(?:/[\w.-]+)*?)/?(?:\[([^\]]*)\])?\s*$")
 # pip reads `-r FILE`, `--requirement=FILE` and `-rFILE` alike (gunicorn's tox.ini: `-rrequirements_test.txt`).
 _INCLUDE = re.compile(r"^(-r|-c|--requirement|--constraint)(?:[=\s]+|(?<=^-[rc])(?=[^\s=-]))(\S+)\s*$")
 MAX_INCLUDES = 20
@@ -78,11 +81,14 @@ class Plan:
     pins: list[lockfile.Pin] = field(default_factory=list)  # hashed pins (lock, hashed requirement lines)
     lock: dict[str, Any] | None = None  # the lock file read (path, format, its sha256, counts)
     replaced: list[str] = field(default_factory=list)  # the project's pytest lines that --pytest replaced
+    # Import folders of the repository's own projects the requirements install from their folders (a monorepo's
+    # `-e opentelemetry-api`): taken from each revision, as the checkout itself is
+    import_folders: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {"sources": self.sources, "project": self.project, "dropped": self.dropped, "lines": self.lines,
                 "constraints": self.constraints, "lock": self.lock, "hashed_pins": len(self.pins),
-                "replaced": self.replaced}
+                "replaced": self.replaced, "import_folders": self.import_folders}
 
 
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
@@ -137,10 +143,27 @@ def project_name(repo: Path, base: str) -> str | None:
     return meta.get("name")
 
 
-def _metadata(repo: Path, base: str) -> dict[str, Any]:
-    """{"name", "dependencies", "extras"} as far as the base revision declares them statically."""
+def _in(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def _metadata(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
+    """{"name", "dependencies", "extras", "where"} as far as the base revision declares them statically, with
+    pyproject.toml's PEP 735 groups as extras whatever declares the rest (sentry-python's setup.py metadata beside
+    a `[dependency-groups] test`): any tool reads them there; an extra of the same name wins."""
+    out = _build_metadata(repo, base, folder)
+    groups = _dependency_groups(_pyproject(repo, base, folder).get("dependency-groups"))
+    if groups:
+        out["extras"] = {**groups, **out["extras"]}
+        out["where"] = out["where"] or "pyproject.toml [dependency-groups]"
+    return out
+
+
+def _build_metadata(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
+    """What the build's own declarations say: pyproject.toml's `[project]` (with the groups beside it), a
+    `[tool.poetry]` or `[tool.flit.metadata]` table where that tool builds, setup.cfg, a literal setup.py."""
     out: dict[str, Any] = {"name": None, "dependencies": [], "extras": {}, "where": None}
-    data = _read(repo, base, "pyproject.toml")
+    data = _read(repo, base, _in(folder, "pyproject.toml"))
     if data is not None:
         try:
             document = tomllib.loads(data.decode("utf-8", errors="replace"))
@@ -161,7 +184,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         # builds the project: its build backend, or no setup.py/setup.cfg beside it (black in 2018 kept
         # a [tool.poetry] table while pip built it from setup.py, whose pins its lock file follows).
         backend = str((document.get("build-system") or {}).get("build-backend") or "")
-        setup_py = _read(repo, base, "setup.py") is not None or _read(repo, base, "setup.cfg") is not None
+        setup_py = any(_read(repo, base, _in(folder, f)) is not None for f in ("setup.py", "setup.cfg"))
         poetry = (document.get("tool") or {}).get("poetry") or {}
         if setup_py and "poetry" not in backend:
             poetry = {}
@@ -175,7 +198,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
             out.update(name=str(flit.get("dist-name") or flit["module"]), where="pyproject.toml [tool.flit.metadata]",
                        **_flit(flit))
             return out
-    data = _read(repo, base, "setup.cfg")
+    data = _read(repo, base, _in(folder, "setup.cfg"))
     if data is not None:
         cp = configparser.ConfigParser(interpolation=None)
         try:
@@ -190,7 +213,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
             out.update(name=out["name"] or name, where=out["where"] or "setup.cfg")
             out["dependencies"] = out["dependencies"] or deps
             out["extras"] = out["extras"] or extras
-    data = _read(repo, base, "setup.py")
+    data = _read(repo, base, _in(folder, "setup.py"))
     if data is not None:
         found = _setup_py(data.decode("utf-8", errors="replace"))
         found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
@@ -198,8 +221,8 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         for arg, names in found.pop("requirement_files", {}).items():
             # Read from the base revision as setup.py reads them (a file it names that is not there is
             # left out: setup.py would fail, and the tests then name what is missing).
-            lines = [ln for name in names if _read(repo, base, name) is not None
-                     for ln in read_requirements(repo, base, name, "base")[0]]
+            lines = [ln for name in names if _read(repo, base, _in(folder, name)) is not None
+                     for ln in read_requirements(repo, base, _in(folder, name), "base")[0]]
             if arg == "tests_require":
                 found.setdefault("extras_require", {}).setdefault("tests_require", lines)
             else:
@@ -669,6 +692,19 @@ def locked_pytest(repo: Path, base: str, project: str | None) -> tuple[str, str]
     return None
 
 
+def local_project(repo: Path, base: str, line: str) -> tuple[str, list[str]] | None:
+    """(folder, extras) when a requirement line installs a project from a folder of the base revision other than
+    its root (a monorepo's `-e opentelemetry-api`); None for anything else."""
+    m = _LOCAL.match(line.strip())
+    if m is None or (not m.group(1) and "/" not in m.group(2) and not m.group(2).startswith(".")):
+        return None
+    folder = m.group(2).removeprefix("./")
+    if folder in ("", ".") or ".." in folder.split("/") or not any(
+            _read(repo, base, _in(folder, f)) is not None for f in ("pyproject.toml", "setup.py", "setup.cfg")):
+        return None
+    return folder, [e.strip() for e in (m.group(3) or "").split(",") if e.strip()]
+
+
 def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
          pytest_pin: str | None, lock: str | None = None, *, python: tuple[int, int] | None = None) -> Plan:
     """The requirement lines for the test environment, without the project itself; a lock file holds
@@ -679,6 +715,7 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
     result = Plan(project=meta.get("name"))
     wanted_extras: list[str] = list(extras)
     raw: list[str] = []
+    neighbours: set[str] = set()  # the names of the repository's other projects the requirements install
     for name in requirements:
         lines, constraints, where = read_requirements(repo, base, name, python=python)
         result.constraints += [c for c in constraints if not (own and normalise(requirement_name(c) or "") == own)]
@@ -693,11 +730,21 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
                 result.pins.append(pinned)
             self_ref = _SELF.match(line)
             dist = requirement_name(line)
+            local = None if self_ref is not None else local_project(repo, base, line)
             if self_ref is not None:
                 # `-e .` / `.[test]`: the project itself; its declarations are installed instead.
                 result.dropped.append(line)
                 project_deps = True
                 wanted_extras += [e.strip() for e in (self_ref.group(1) or "").split(",") if e.strip()]
+            elif local is not None:
+                # Another project of the repository (a monorepo's `-e opentelemetry-api`): the checkout's own code,
+                # from its import folder in each revision; its declarations are installed instead.
+                result.dropped.append(line)
+                sub = _metadata(repo, base, local[0])
+                if sub.get("name"):
+                    neighbours.add(normalise(sub["name"]))
+                raw += _declared(sub, local[1]) if sub.get("where") else []
+                result.import_folders += package_folders(repo, base, local[0]) or [local[0]]
             elif own and dist and normalise(dist) == own:
                 result.dropped.append(line)
             else:
@@ -745,8 +792,10 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
             SETUPTOOLS_WITH_PKG_RESOURCES
         result.constraints.append(chosen)
         result.sources.append(f"{chosen} ({user} imports pkg_resources)")
-    result.lines = list(dict.fromkeys(raw))
+    # A neighbour named as a dependency (`opentelemetry-api == 1.41.0.dev`, unreleased) is the checkout's too.
+    result.lines = [r for r in dict.fromkeys(raw) if normalise(requirement_name(r) or "") not in neighbours]
     result.constraints = list(dict.fromkeys(result.constraints))
+    result.import_folders = list(dict.fromkeys(result.import_folders))
     return result
 
 
@@ -814,7 +863,7 @@ def search_pkg_resources_soon(repo: Path, base: str) -> None:
 _PACKAGE_DIR_CFG = re.compile(r"^package_dir\s*=\s*(?:\n\s+)?=\s*([\w./-]+)\s*$", re.M)
 
 
-def package_folders(repo: Path, base: str) -> list[str]:
+def package_folders(repo: Path, base: str, folder: str = "") -> list[str]:
     """The folder of the base revision where installing the project would find its packages, when it
     is not the repository's root: a package directory the project declares (setuptools'
     `package-dir = {"" = "lib"}`, `[tool.setuptools.packages.find] where`, setup.cfg's `package_dir`,
@@ -823,7 +872,7 @@ def package_folders(repo: Path, base: str) -> list[str]:
     poetry and pdm all find by themselves). [] for a flat layout. The tests import what an installed
     project would (`import click` from `src/click`), as its maintainers run them after `pip install -e .`."""
     declared: list[str] = []
-    text = git.read_file_at(repo, base, "pyproject.toml")
+    text = git.read_file_at(repo, base, _in(folder, "pyproject.toml"))
     if text is not None:
         try:
             tool = tomllib.loads(text.decode()).get("tool", {}).get("setuptools", {})
@@ -835,17 +884,19 @@ def package_folders(repo: Path, base: str) -> list[str]:
             declared.append(where)
         elif isinstance(find, dict) and isinstance(find.get("where"), list):
             declared += [w for w in find["where"] if isinstance(w, str)]
-    cfg = git.read_file_at(repo, base, "setup.cfg")
+    cfg = git.read_file_at(repo, base, _in(folder, "setup.cfg"))
     if not declared and cfg is not None:
         m = _PACKAGE_DIR_CFG.search(cfg.decode(errors="replace"))
         if m:
             declared.append(m.group(1))
-    setup_py = git.read_file_at(repo, base, "setup.py") if not declared else None
+    setup_py = git.read_file_at(repo, base, _in(folder, "setup.py")) if not declared else None
     if setup_py is not None:
         mapping = _setup_py(setup_py.decode(errors="replace")).get("package_dir")
         if isinstance(mapping, dict) and isinstance(mapping.get(""), str):
             declared.append(mapping[""])
-    paths = git.tracked_paths(repo, base)
+    # (a project in a folder of the repository, as a monorepo keeps each: its own paths, its folders returned whole)
+    paths = [p[len(folder) + 1:] for p in git.tracked_paths(repo, base, folder)] if folder else git.tracked_paths(
+        repo, base)
     roots = {p.split("/", 1)[0] for p in paths if "/" in p}
 
     def holds_package(folder: str) -> bool:
@@ -859,7 +910,7 @@ def package_folders(repo: Path, base: str) -> list[str]:
         own = {p[4:].split("/", 1)[0].removesuffix(".py") for p in paths if p.startswith("src/")}
         if not own & roots:
             folders = ["src"]
-    return list(dict.fromkeys(folders))
+    return [_in(folder, f) for f in dict.fromkeys(folders)]
 
 
 # -- which installed distributions provide the same import names as the checkout -----------------
@@ -1080,9 +1131,9 @@ def write_version_files(tree: Path, files: dict[str, str | None], version: str) 
     return written
 
 
-def _pyproject(repo: Path, base: str) -> dict[str, Any]:
-    """The base revision's pyproject.toml as data; {} when it has none or it cannot be read."""
-    text = git.read_file_at(repo, base, "pyproject.toml")
+def _pyproject(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
+    """The base revision's pyproject.toml (of `folder`) as data; {} when it has none or it cannot be read."""
+    text = git.read_file_at(repo, base, _in(folder, "pyproject.toml"))
     try:
         return tomllib.loads(text.decode()) if text is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):

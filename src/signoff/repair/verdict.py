@@ -389,7 +389,8 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     a keyword its function does not take, as the fix adds them: cookiecutter's
     `exceptions.FailedHookException`), which plain pytest counts as a failure too, and a test that
     failed by the harness's own kind of check (an exception class the harness defines, raised from
-    its code: PySnooper's `OutputFailure`). Runs without a
+    its code: PySnooper's `OutputFailure`), or an exception of a harness callback the code under test called and let
+    through (`let_through`: sentry-python's `before_breadcrumb` raising, which the fix contains). Runs without a
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
@@ -399,7 +400,9 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
                     seen.get("exception") in ("SyntaxError", "IndentationError")
                     and _GENERATED_CODE.search(str(seen.get("message") or "")))))
                 or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])
-                or (seen.get("origin") == "harness" and seen.get("harness_check") is True)):
+                or (seen.get("origin") == "harness" and seen.get("harness_check") is True)
+                or (seen.get("origin") == "harness" and seen.get("let_through") is True
+                    and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)):
             return True
     return False
 

@@ -753,8 +753,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest,
                             req.lock, python=_minor(req.python)) if runner.needs_python else testenv.Plan()
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
-    notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
-                        for line in env_plan.dropped]
+    notes: list[str] = [f"not installed: {line} (the repository's own code under test, the project itself or a "
+                        "project in a folder of it; the tests import the checkout's)" for line in env_plan.dropped]
     notes += [f"not installed: {line} (the project's pytest; --pytest {req.pytest} replaces it)"
               for line in env_plan.replaced]
     stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
@@ -844,6 +844,12 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 pythonpath = testenv.package_folders(repo, base)
                 notes += [f"import folder {p}/ added: the base revision keeps its packages there (pass "
                           "--pythonpath to choose another)" for p in pythonpath]
+            if runner.needs_python:
+                # The repository's other projects the requirements install from their folders: each revision's own.
+                neighbours = [p for p in env_plan.import_folders if p not in pythonpath]
+                pythonpath += neighbours
+                notes += [f"import folder {p}/ added: the requirements install that project of the repository from "
+                          "its folder; it is taken from each revision, as the checkout is" for p in neighbours]
             python: str | None = None
             python_version = ""
             env_mounts: list[Any] = []
@@ -1061,11 +1067,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     again = jobs_for([((REGRESSION_ON_BASE,), on_base)])
                     runs[REGRESSION_ON_BASE] = [run for _g, run in execute_all(again, len(results),
                                                                                 len(results) + len(again))]
-                needed = _left_out_needed(left_out, [r for rs in runs.values() for r in rs])
-                if needed and pip_error is not None:
-                    # The tests import what was left out: pip's own error is the cause, as without leaving out.
-                    preflight.append(reason("environment_unprepared", f"{pip_error.message} (the tests import "
-                                            f"{needed})", _wheel_fix(pip_error, req.allow_source_builds)))
+                ran = [r for rs in runs.values() for r in rs]
+                needed = _left_out_needed(left_out, ran)
+                lacking = f"the tests import {needed}" if needed else _left_out_option(left_out, ran)
+                if lacking and pip_error is not None:
+                    # The tests need what was left out: pip's own error is the cause, as without leaving out.
+                    preflight.append(reason("environment_unprepared", f"{pip_error.message} ({lacking})",
+                                            _wheel_fix(pip_error, req.allow_source_builds)))
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
                 if unavailable:
                     preflight.append(reason("sandbox_unavailable", unavailable[0].detail))
@@ -1218,10 +1226,29 @@ def _left_out_needed(left_out: list[str], runs: list[Run]) -> str | None:
     return None
 
 
+def _left_out_option(left_out: list[str], runs: list[Run]) -> str | None:
+    """Why pytest could not start, when the project's configuration passes an option no installed plugin has and a
+    pytest plugin was left out for want of a wheel (python-semantic-release's addopts say `--diff-symbols`, of
+    pytest-clarity, published as source only), or None."""
+    plugins = [line.strip() for line in left_out if "pytest" in testenv.normalise(testenv.requirement_name(line) or "")]
+    for run in runs if plugins else []:
+        option = re.search(r"unrecognized arguments: (-[-\w]+)", run.detail or "")
+        if option:
+            return (f"pytest could not start: the pytest configuration passes {option.group(1)}, an option of none of "
+                    f"the installed plugins; left out for want of a wheel: {', '.join(plugins)}")
+    return None
+
+
 def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:
     """pip's fix, naming the option to pass when what pip could not find may exist only as source
     (parso's docopt, black's toml 0.9.4: no wheel at all, or none for this Python)."""
     missing = re.search(r"No matching distribution found for (\S+)", exc.message)
+    other_python = re.search(r"No matching distribution found for (\S+) \(release \S+ requires Python ([^)]+)\)",
+                             exc.message)
+    if other_python:  # no build makes it installable here (aiohttp's requirements compiled under Python 3.10)
+        return (f"{other_python.group(1)} is pinned to a release for another Python ({other_python.group(2)}): pass "
+                "--python with a version it allows (the file may say which Python compiled it), or pin a release "
+                "for this one")
     # A conflict where every release pip tried depends on one package that has no wheel (anyio's test
     # group: blockbuster depends on forbiddenfruit, published as source only) says so only that way.
     needed = set(re.findall(r"\S+ depends on (\S+?)[;,]", exc.message + ",")) if "conflict:" in exc.message else set()

@@ -342,10 +342,30 @@ def pip_cause(output: str) -> str:
             caused.append(re.sub(r"^(\S+) \S+ depends on ", r"\1 depends on ", ln.strip()))
         caused = list(dict.fromkeys(caused))
     text = "; ".join([*errors[:3], *(["conflict: " + ", ".join(caused[:4])] if caused else [])])
+    text += _python_of_pin(lines)
     if not text:
         meaningful = [ln.strip() for ln in lines if ln.strip() and not _PIP_NOISE.match(ln.strip())]
         text = meaningful[-1] if meaningful else "pip failed without a message"
     return text[:400]
+
+
+_PIN_NOT_FOUND = re.compile(r"^ERROR: No matching distribution found for \S+?===?([\w.!+-]+)\s*$")
+
+
+def _python_of_pin(lines: list[str]) -> str:
+    """" (release X requires Python SPEC)" when the exact release pip could not find is one it ignored as made for
+    another Python (a requirements file compiled under another Python: aiohttp's, under 3.10, pins
+    backports-asyncio-runner 1.2.0, which requires <3.11); pip says so only in a note before its error."""
+    pinned = next((m.group(1) for ln in lines if (m := _PIN_NOT_FOUND.match(ln))), None)
+    note = next((ln for ln in lines if ln.startswith("ERROR: Ignored the following versions that require a "
+                                                     "different python version:")), None)
+    if pinned is None or note is None:
+        return ""
+    for item in note.split(":", 2)[2].split(";"):
+        version, _, spec = item.strip().partition(" Requires-Python ")
+        if version == pinned and spec:
+            return f" (release {pinned} requires Python {spec.strip()})"
+    return ""
 
 
 def requirement_named(cause: str, path: str, lines: list[str]) -> str:

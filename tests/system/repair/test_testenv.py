@@ -68,6 +68,40 @@ def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None
         testenv.plan(repo, base, [], False, [], "pytest-mock==3")
 
 
+def test_dependency_groups_beside_a_setup_py(tmp_path: Path) -> None:
+    """sentry-python (blind16): its metadata is setup.py's (pyproject.toml has no [project] table), its test
+    group a PEP 735 `[dependency-groups] test` in pyproject.toml, which any tool reads whatever builds the project:
+    `--extras test` said the extra was not declared in setup.py."""
+    setup_py = 'from setuptools import setup\nsetup(name="sdk", install_requires=["urllib3"], ' \
+               'extras_require={"flask": ["flask"]})\n'
+    pyproject = '[dependency-groups]\ntest = ["pytest>=6", "pytest-cov"]\n[tool.black]\nline-length = 88\n'
+    repo, base = _repo(tmp_path / "r", {"setup.py": setup_py, "pyproject.toml": pyproject})
+    plan = testenv.plan(repo, base, [], True, ["test"], None)
+    assert plan.lines == ["urllib3", "pytest>=6", "pytest-cov"]
+    assert plan.sources == ["setup.py [test] (base revision)"]
+    assert testenv.plan(repo, base, [], True, ["flask"], None).lines == ["urllib3", "flask"]
+
+
+def test_the_repositorys_own_projects_a_requirements_file_installs_come_from_the_checkout(tmp_path: Path) -> None:
+    """opentelemetry-python (blind16): a monorepo whose opentelemetry-sdk/test-requirements.txt installs its
+    neighbours from their folders (`-e opentelemetry-api`, `-e opentelemetry-sdk`: pip read a folder name as an
+    invalid requirement here, and installing them would test a frozen copy, never the candidate). They are the
+    project's own code: their import folders come from each revision, their declared dependencies are installed,
+    and a requirement on one of them by name (pinned to an unreleased version) is never fetched."""
+    api = '[project]\nname = "pkg-api"\nversion = "1.0.dev0"\ndependencies = ["typing-extensions>=4"]\n'
+    sdk = '[project]\nname = "pkg-sdk"\nversion = "1.0.dev0"\ndependencies = ["pkg-api==1.0.dev0", "wrapt"]\n'
+    flat = 'from setuptools import setup\nsetup(name="pkg-util", install_requires=["pkg-sdk", "six"])\n'
+    repo, base = _repo(tmp_path / "r", {
+        "pkg-api/pyproject.toml": api, "pkg-api/src/pkg/api/__init__.py": "",
+        "pkg-sdk/pyproject.toml": sdk, "pkg-sdk/src/pkg/sdk/__init__.py": "",
+        "tools/util/setup.py": flat, "tools/util/pkg_util.py": "",
+        "pkg-sdk/test-requirements.txt": "pytest==7.4.4\n-e pkg-api\n-e ./pkg-sdk\n./tools/util\nrequests\n"})
+    plan = testenv.plan(repo, base, ["pkg-sdk/test-requirements.txt"], False, [], None)
+    assert plan.lines == ["pytest==7.4.4", "typing-extensions>=4", "wrapt", "six", "requests"]
+    assert plan.import_folders == ["pkg-api/src", "pkg-sdk/src", "tools/util"]
+    assert plan.dropped == ["-e pkg-api", "-e ./pkg-sdk", "./tools/util"]
+
+
 def test_the_pytest_a_lock_file_pins_limits_an_unversioned_pytest(tmp_path: Path) -> None:
     """flask (blind15b): its `tests` group says `pytest` and its uv.lock 8.3.5; the newest pytest (9) lacks what
     its conftest reads. The lock's pytest is a constraint then; a versioned pytest or --pytest is left alone."""
@@ -160,6 +194,28 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
                              ["idna", "blockbuster >= 1.5.23"]) == "Cannot install 'blockbuster >= 1.5.23' because"
     fix = _wheel_fix(PipError(f"pip could not install x: {cause}", "check", tried), builds_allowed=False)
     assert fix.startswith("forbiddenfruit>=0.1.4 may be published only as source") and "--allow-source-builds" in fix
+
+
+def test_a_pin_for_another_python_is_named_with_the_python_it_needs() -> None:
+    """aiohttp (blind16): requirements/test.txt, compiled by pip-compile under Python 3.10, pins
+    backports-asyncio-runner 1.2.0, which requires Python <3.11; pip says so only in a note before its error, and
+    the reason said "No matching distribution found" with a fix to check the names. The release's Python is named,
+    and the fix is --python, whether source builds are allowed or not."""
+    log = ("ERROR: Ignored the following versions that require a different python version: 1.1.0 Requires-Python "
+           ">=3.8,<3.11; 1.2.0 Requires-Python >=3.8,<3.11\n"
+           "ERROR: Could not find a version that satisfies the requirement backports-asyncio-runner==1.2.0 "
+           "(from versions: 1.0.0)\n"
+           "ERROR: No matching distribution found for backports-asyncio-runner==1.2.0\n")
+    cause = pip_cause(log)
+    assert cause == ("No matching distribution found for backports-asyncio-runner==1.2.0 (release 1.2.0 requires "
+                     "Python >=3.8,<3.11)")
+    for allowed in (False, True):
+        fix = _wheel_fix(PipError(f"pip could not install x: {cause}", "check", log), builds_allowed=allowed)
+        assert fix.startswith("backports-asyncio-runner==1.2.0 is pinned to a release for another Python "
+                              "(>=3.8,<3.11)") and "--python" in fix
+    # A release pip ignored that is not the one asked for changes nothing.
+    other = log.replace("1.2.0 Requires-Python >=3.8,<3.11", "1.3.0 Requires-Python >=3.12")
+    assert pip_cause(other) == "No matching distribution found for backports-asyncio-runner==1.2.0"
 
 
 def test_python_by_version() -> None:
@@ -627,6 +683,24 @@ def test_the_helpers_a_test_package_init_imports_come_with_it(tmp_path: Path) ->
                                         "xarray/tests/test_x.py": "from xarray.tests import DuckArray\n"})
     assert _staged(repo, base, "xarray/tests/test_x.py", tmp_path / "staged") == [
         "xarray/__init__.py", "xarray/tests/__init__.py", "xarray/tests/arrays.py", "xarray/tests/test_x.py"]
+
+
+def test_tests_inside_a_src_layout_package_never_take_the_package_as_a_helper(tmp_path: Path) -> None:
+    """trio (blind16): src/trio/_tests/test_channel.py does `import trio`; pytest puts `src` first on the path,
+    where `trio` sits beside the test package, so the whole package (the code under test) was staged as the test's
+    helper and the run imported the base's `_channel.py` from the harness on every revision. Only what lies in the
+    test folder is a helper, whether reached relatively or absolutely; and the test package's plugin the root
+    configuration names by its import name (`-p trio._tests.pytest_plugin`, not `src.trio...`) is one."""
+    test = "import pkg\nfrom pkg import core\nfrom pkg._tests.helpers import h\nfrom ..core import y\n"
+    plugin = '[tool.pytest.ini_options]\naddopts = ["-p pkg._tests.pytest_plugin"]\n'
+    repo, base = _repo(tmp_path / "r", {"src/pkg/__init__.py": "from .core import y\n", "src/pkg/core.py": "y = 1\n",
+                                        "src/pkg/_tests/__init__.py": "", "src/pkg/_tests/helpers.py": "import pkg\n",
+                                        "src/pkg/_tests/test_x.py": test, "src/pkg/_tests/test_other.py": "",
+                                        "src/pkg/_tests/pytest_plugin.py": "from ..core import y\n",
+                                        "pyproject.toml": plugin})
+    assert _staged(repo, base, "src/pkg/_tests/test_x.py", tmp_path / "staged") == [
+        "src/pkg/__init__.py", "src/pkg/_tests/__init__.py", "src/pkg/_tests/helpers.py",
+        "src/pkg/_tests/pytest_plugin.py", "src/pkg/_tests/test_x.py"]
 
 
 @pytest.mark.parametrize("inner_package", [False, True], ids=["inner-folder-no-init", "inner-package"])

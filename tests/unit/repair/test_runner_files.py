@@ -163,6 +163,46 @@ def test_the_display_hook_the_project_sets_is_no_finding() -> None:
     assert "sys.getrecursionlimit" in watched
 
 
+def test_a_thread_start_or_run_the_code_under_test_wraps_is_no_finding() -> None:
+    """sentry-python (blind16): its threading integration wraps `threading.Thread.start` to carry its scope into
+    new threads (OpenTelemetry's and other tracing SDKs wrap `Thread.run` too); it runs a thread's body, which the
+    code under test may start anyway, and judges nothing. Other methods of Thread, and threading's functions, are
+    still watched."""
+    guard = _fresh_guard()
+    watched = {".".join(e[1]) for e in guard._entries()}
+    assert "threading.Thread.start" not in watched and "threading.Thread.run" not in watched
+    assert {"threading.Thread.join", "threading.Thread.is_alive", "threading.active_count"} <= watched
+
+
+def _raised(guard: types.ModuleType, calls: str) -> tuple[str | None, bool]:
+    """Where the guard places an exception raised through `calls`: frames compiled under the harness's (`h`) and
+    the checkout's (`c`) paths, outermost first, the last one raising; the first of the harness's is the test."""
+    namespace: dict[str, object] = {}
+    for i, who in enumerate(calls):
+        body = f"def f{i}():\n    f{i + 1}()\n" if i + 1 < len(calls) else f"def f{i}():\n    1 / 0\n"
+        exec(compile(body, "/harness/t.py" if who == "h" else "/src/pkg.py", "exec"), namespace)
+    try:
+        namespace["f0"]()  # type: ignore[operator]
+    except ZeroDivisionError as exc:
+        test = namespace[f"f{calls.index('h')}"].__code__  # type: ignore[attr-defined]
+        origin, _last, let_through = guard._raised_at(exc.__traceback__, test)
+        return origin, let_through
+    raise AssertionError("nothing raised")
+
+
+def test_an_exception_of_a_harness_callback_the_code_under_test_let_through_is_told_apart() -> None:
+    """sentry-python (blind16): its test's `before_breadcrumb` raises ZeroDivisionError, and the base's
+    add_breadcrumb lets it through (the defect: the fix contains it). Raised in the harness, through the checkout,
+    by a callback that is not the test function itself: the checkout let it through. A test function the project's
+    own runner calls (trio's tests run under trio.run) raising in its own body is the test's, as before."""
+    guard = _fresh_guard()
+    assert _raised(guard, "hcch") == ("harness", True)  # test -> checkout -> callback of the harness raising
+    assert _raised(guard, "hhcch") == ("harness", True)
+    assert _raised(guard, "hh") == ("harness", False)  # the test's own helper
+    assert _raised(guard, "hc") == ("checkout", False)  # the code under test crashing
+    assert _raised(guard, "ch") == ("harness", False)  # trio_test -> the test function raising in its body
+
+
 def _reporter_swap(guard: types.ModuleType, replace: bool) -> list[str]:
     """pytest-relaxed's way: pytest's `terminalreporter` unregistered and another registered under its name
     in a trylast pytest_configure, after the guard's snapshot."""

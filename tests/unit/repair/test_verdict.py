@@ -230,6 +230,15 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     own_check = guarded("harness", "OutputFailure")
     own_check.guard["observed"][EXPECT]["harness_check"] = True  # type: ignore[index]
     assert decide([own_check], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    # An exception of a harness callback the code under test called and let through (sentry-python's
+    # before_breadcrumb raising ZeroDivisionError, which the fix contains); never an environment problem.
+    let_through = guarded("harness", "ZeroDivisionError")
+    let_through.guard["observed"][EXPECT]["let_through"] = True  # type: ignore[index]
+    assert decide([let_through], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([let_through], [run(fails())], GOOD_REGR)[0] == REJECTED
+    import_error = guarded("harness", "ModuleNotFoundError")
+    import_error.guard["observed"][EXPECT]["let_through"] = True  # type: ignore[index]
+    assert decide([import_error], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
     # A syntax error in code the checkout generated and compiled (attrs' __init__ scripts) is its crash;
     # one in a module that does not parse is not.
     generated = guarded("checkout", "SyntaxError")
@@ -481,6 +490,19 @@ def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() ->
     assert _left_out_needed(["wcag-contrast-ratio", "mkautodoc==0.2.0"], [collected]) == "wcag_contrast_ratio"
     assert _left_out_needed(["tornado==6.0.4"], [Run("complete"), failed]) == "tornado"
     assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None
+
+
+def test_an_option_of_a_left_out_pytest_plugin_is_named_as_its_cause() -> None:
+    """python-semantic-release (blind16x): pytest-clarity, published as source only, was left out, and its option
+    `--diff-symbols` in the project's addopts stopped pytest on every stage; the reason said the tests were written
+    for an older pytest. The left-out plugin is named instead; without a plugin left out, or another error, nothing."""
+    from signoff.repair.verifier import _left_out_option
+
+    stopped = Run("collection_error", "pytest could not start: unrecognized arguments: --diff-symbols")
+    why = _left_out_option(["pytest-clarity ~= 1.0", "mkautodoc==0.2.0"], [Run("complete"), stopped])
+    assert why is not None and "--diff-symbols" in why and "pytest-clarity" in why and "mkautodoc" not in why
+    assert _left_out_option(["mkautodoc==0.2.0"], [stopped]) is None
+    assert _left_out_option(["pytest-clarity"], [Run("collection_error", "No module named 'x'")]) is None
 
 
 def test_a_direct_reference_pip_failed_to_build_is_the_one_left_out() -> None:

@@ -72,6 +72,10 @@ _MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", 
             # It only prints a value (the interpreter's prompt, doctest's examples), as a __repr__ does, and judges
             # nothing: sympy's root conftest.py sets it to the pretty printer its own init_printing installed.
             "sys.__displayhook__"}
+# Methods the code under test may wrap by design: tracing SDKs carry their context into new threads (sentry-python's
+# threading integration wraps Thread.start, OpenTelemetry's Thread.run). They run a thread's body, which the code
+# under test may start anyway, and judge nothing.
+_WRAPPED_BY_DESIGN = {"threading.Thread.start", "threading.Thread.run"}
 _AssertionError = AssertionError
 _Failed = pytest.fail.Exception  # pytest's own failed check: `pytest.raises` that DID NOT RAISE, `pytest.fail()`
 _PathFinder = __import__("importlib.machinery").machinery.PathFinder
@@ -167,7 +171,7 @@ def _entries() -> list[list[Any]]:
             if isinstance(val, type) and val.__module__ == name:
                 inner = vars(val)
                 for a, v in list(inner.items()):
-                    if type(v) in kinds or isinstance(v, type):
+                    if (type(v) in kinds or isinstance(v, type)) and f"{name}.{attr}.{a}" not in _WRAPPED_BY_DESIGN:
                         out.append([core, (name, attr, a), inner, a, v, code_of(v), []])
     return out
 
@@ -1191,7 +1195,8 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if getattr(defined, "__func__", defined) is not fn:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
-    c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False)  # this call
+    c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False,
+             let_through=False)  # this call
     if code is not None and _origin(code.co_filename) == "checkout":
         # The test's own code is the revision's (a method the harness's class inherits from the package:
         # webargs' CommonTestCase): where, so that the verifier can hold the candidate to the base's.
@@ -1202,22 +1207,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     value = excinfo.value
     c["exception"] = type(value).__name__
     c["assertion"] = isinstance(value, _AssertionError)
-    # Where it was raised: the deepest frame of the test or the code under test (a frame of pytest or
-    # unittest helpers such as assertEqual or skip() counts for whoever called it).
-    tb = value.__traceback__
-    origin: str | None = None
-    tb_last = None
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        where = _origin(filename)
-        if where == "unknown" and filename.startswith("<") and origin in ("checkout", "harness"):
-            # Code compiled from a string ("<cattrs generated structure ...>") is its caller's: the
-            # checkout's structure hook raising ValueError is the checkout's crash.
-            where = origin
-        if where != "trusted":
-            origin = where
-        tb_last = tb
-        tb = tb.tb_next
+    origin, tb_last, c["let_through"] = _raised_at(value.__traceback__, code)
     c["origin"] = origin
     # The harness's own kind of failed check: an exception class a harness module defines, raised from
     # the harness's code (PySnooper's tests raise their OutputFailure), or pytest's own failed check
@@ -1229,6 +1219,36 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         c["lacks"] = _checkout_lacks(value, tb_last)
     if type(value).__name__ in ("Skipped", "XFailed", "Exit") and origin in ("checkout", "unknown"):
         _note(f"{item.nodeid}: the code under test raised {type(value).__name__} (skip, xfail or exit)")
+
+
+def _raised_at(tb: types.TracebackType | None, test_code: types.CodeType | None
+               ) -> tuple[str | None, types.TracebackType | None, bool]:
+    """(where it was raised, its last traceback entry, whether the checkout let it through). Where: the deepest
+    frame of the test or the code under test (a frame of pytest or unittest helpers such as assertEqual or skip()
+    counts for whoever called it). Let through: raised in the harness by a callback the checkout's code called
+    (sentry-python's `before_breadcrumb` raising, which the base's add_breadcrumb does not contain), never by the
+    test function itself that the project's own runner calls (trio's tests run under trio.run)."""
+    origin: str | None = None
+    tb_last = None
+    callee: list[types.CodeType] = []  # the harness's frames below the checkout's deepest one
+    checkout_seen = False
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        where = _origin(filename)
+        if where == "unknown" and filename.startswith("<") and origin in ("checkout", "harness"):
+            # Code compiled from a string ("<cattrs generated structure ...>") is its caller's: the
+            # checkout's structure hook raising ValueError is the checkout's crash.
+            where = origin
+        if where != "trusted":
+            origin = where
+        if where == "checkout":
+            checkout_seen, callee = True, []
+        elif where == "harness" and checkout_seen:
+            callee.append(tb.tb_frame.f_code)
+        tb_last = tb
+        tb = tb.tb_next
+    let_through = origin == "harness" and bool(callee) and test_code not in callee
+    return origin, tb_last, let_through
 
 
 def _observe_collection(nodeid: str, value: BaseException) -> None:
