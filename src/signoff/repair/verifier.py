@@ -35,7 +35,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv
+from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv, wheel_less
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -1173,21 +1173,36 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
                                 python_exe: str | None, harness: Path) -> tuple[Any, list[str], Any]:
     """(the test environment, the lines left out, pip's first error). Without source builds allowed, a direct
     test dependency pip finds no wheel for (httpx's docs tool, Pygments' wcag-contrast-ratio) is left out of
-    the plan and the rest installed, up to three of them; when the tests then import one, pip's error is the
-    reason after all (_left_out_needed). The plan is edited in place (the evidence records the lines installed)."""
+    the plan and the rest installed, as many as the plan holds (ansible's 2019 units.txt names five published as
+    source only; each pass leaves one line out, so the plan's length bounds it); when the tests then import one,
+    pip's error is the reason after all (_left_out_needed). What was left out is remembered for the plan
+    (wheel_less), so the next verification of it pays no failing pip run again. The plan is edited in place (the
+    evidence records the lines installed)."""
     from signoff import sandbox
 
     left_out: list[str] = []
     first: Any = None
     imported: set[str] | None = None  # read only when pip fails (10-16 ms of parsing on a real project)
+    memo = wheel_less.memo_path(env_cache(settings), plan.lines, plan.constraints, python_exe)
+    learnt = None if req.allow_source_builds else wheel_less.recall(memo)
+    if learnt is not None and set(learnt.left_out) <= set(plan.lines):
+        imported = _imported_by(harness, [req.expect, *req.regression])
+        names = [testenv.requirement_name(line) or "" for line in learnt.left_out]
+        if not any(testenv.may_provide(name, module) for name in names for module in imported):
+            # This harness imports none of them either: left out at once, as the pip runs would.
+            plan.lines = [line for line in plan.lines if line not in learnt.left_out]
+            left_out = list(learnt.left_out)
+            first = sandbox.PipError(learnt.message, learnt.fix, learnt.log)
     while True:
         reqs = write_requirements(plan, workspace)
         try:
             env = sandbox.prepare_python_env(reqs, env_cache(settings), allow_builds=req.allow_source_builds,
                                              base_python=python_exe, label=", ".join(plan.sources) or None)
+            if left_out and (learnt is None or left_out != learnt.left_out):
+                wheel_less.remember(memo, wheel_less.Learnt(left_out, first.message, first.fix, first.log))
             return env, left_out, first
         except sandbox.PipError as exc:
-            line = None if req.allow_source_builds or len(left_out) >= 3 else testenv.wheel_less_line(exc.message, plan)
+            line = None if req.allow_source_builds else testenv.wheel_less_line(exc.message, plan)
             name = testenv.requirement_name(line or "") or ""
             if line is not None and imported is None:
                 imported = _imported_by(harness, [req.expect, *req.regression])
