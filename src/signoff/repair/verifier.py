@@ -32,7 +32,7 @@ from signoff.git.command import current as git_session
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.digests import sha256_file
-from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
+from signoff.kernel.errors import IntegrityError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
 from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv, wheel_less
@@ -385,6 +385,25 @@ PYTEST_INTERRUPTED = 2
 # The oldest pytest the run guard works with (httpie's 2019 tests need pytest 4: the guard reads
 # Config.rootdir where rootpath, new in 6.1, is missing; pytest 4.6 is the oldest on Python 3.8).
 MIN_PYTEST = (4, 6)
+MIN_PYTHON = (3, 8)  # the run guard watches the tests through audit hooks (sys.addaudithook, new in 3.8)
+
+
+def guard_python_refused(python_exe: str | None) -> SignoffError | None:
+    """Why a `--python` older than the run guard supports cannot be used, said before pip installs anything
+    (keras of 2018 with TensorFlow 1.x, BugsInPy's Python 3.7: the guard stopped every run with `module 'sys'
+    has no attribute 'addaudithook'` and no report); None for one it supports, or the default."""
+    from signoff.sandbox.pyenv import version_of
+
+    version = version_of(python_exe) if python_exe else None
+    parts = tuple(int(x) for x in re.findall(r"\d+", version or "")[:2])
+    if not parts or parts >= MIN_PYTHON:
+        return None
+    floor = ".".join(map(str, MIN_PYTHON))
+    return UnavailableError(f"Python {version} ({python_exe}) is older than signoff's run guard supports: it needs "
+                            f"{floor} or newer (it watches the tests through audit hooks)",
+                            f"pass --python {floor} or newer, with dependencies that install there (a project "
+                            "whose dependencies exist only for an older Python can run only under a "
+                            "command-template runner, which has no guard)")
 
 
 def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
@@ -853,6 +872,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                    "allow_source_builds": req.allow_source_builds, "python_requested": req.python,
                                    "pytest_config": config.as_json() if config else None}
                     try:
+                        refused = guard_python_refused(python_exe) if runner.kind == "pytest" else None
+                        if refused is not None:  # before pip spends minutes on an environment no run can use
+                            raise refused
                         progress("preparing the environment")
                         penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, where.path, settings, req,
                                                                                 python_exe, mounted)
