@@ -32,10 +32,10 @@ from signoff.git.command import current as git_session
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.digests import sha256_file
-from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
+from signoff.kernel.errors import IntegrityError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv
+from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv, wheel_less
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -385,6 +385,25 @@ PYTEST_INTERRUPTED = 2
 # The oldest pytest the run guard works with (httpie's 2019 tests need pytest 4: the guard reads
 # Config.rootdir where rootpath, new in 6.1, is missing; pytest 4.6 is the oldest on Python 3.8).
 MIN_PYTEST = (4, 6)
+MIN_PYTHON = (3, 8)  # the run guard watches the tests through audit hooks (sys.addaudithook, new in 3.8)
+
+
+def guard_python_refused(python_exe: str | None) -> SignoffError | None:
+    """Why a `--python` older than the run guard supports cannot be used, said before pip installs anything
+    (keras of 2018 with TensorFlow 1.x, BugsInPy's Python 3.7: the guard stopped every run with `module 'sys'
+    has no attribute 'addaudithook'` and no report); None for one it supports, or the default."""
+    from signoff.sandbox.pyenv import version_of
+
+    version = version_of(python_exe) if python_exe else None
+    parts = tuple(int(x) for x in re.findall(r"\d+", version or "")[:2])
+    if not parts or parts >= MIN_PYTHON:
+        return None
+    floor = ".".join(map(str, MIN_PYTHON))
+    return UnavailableError(f"Python {version} ({python_exe}) is older than signoff's run guard supports: it needs "
+                            f"{floor} or newer (it watches the tests through audit hooks)",
+                            f"pass --python {floor} or newer, with dependencies that install there (a project "
+                            "whose dependencies exist only for an older Python can run only under a "
+                            "command-template runner, which has no guard)")
 
 
 def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
@@ -859,6 +878,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                    "allow_source_builds": req.allow_source_builds, "python_requested": req.python,
                                    "pytest_config": config.as_json() if config else None}
                     try:
+                        refused = guard_python_refused(python_exe) if runner.kind == "pytest" else None
+                        if refused is not None:  # before pip spends minutes on an environment no run can use
+                            raise refused
                         progress("preparing the environment")
                         penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, where.path, settings, req,
                                                                                 python_exe, mounted)
@@ -1181,21 +1203,36 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
                                 python_exe: str | None, harness: Path) -> tuple[Any, list[str], Any]:
     """(the test environment, the lines left out, pip's first error). Without source builds allowed, a direct
     test dependency pip finds no wheel for (httpx's docs tool, Pygments' wcag-contrast-ratio) is left out of
-    the plan and the rest installed, up to three of them; when the tests then import one, pip's error is the
-    reason after all (_left_out_needed). The plan is edited in place (the evidence records the lines installed)."""
+    the plan and the rest installed, as many as the plan holds (ansible's 2019 units.txt names five published as
+    source only; each pass leaves one line out, so the plan's length bounds it); when the tests then import one,
+    pip's error is the reason after all (_left_out_needed). What was left out is remembered for the plan
+    (wheel_less), so the next verification of it pays no failing pip run again. The plan is edited in place (the
+    evidence records the lines installed)."""
     from signoff import sandbox
 
     left_out: list[str] = []
     first: Any = None
     imported: set[str] | None = None  # read only when pip fails (10-16 ms of parsing on a real project)
+    memo = wheel_less.memo_path(env_cache(settings), plan.lines, plan.constraints, python_exe)
+    learnt = None if req.allow_source_builds else wheel_less.recall(memo)
+    if learnt is not None and set(learnt.left_out) <= set(plan.lines):
+        imported = _imported_by(harness, [req.expect, *req.regression])
+        names = [testenv.requirement_name(line) or "" for line in learnt.left_out]
+        if not any(testenv.may_provide(name, module) for name in names for module in imported):
+            # This harness imports none of them either: left out at once, as the pip runs would.
+            plan.lines = [line for line in plan.lines if line not in learnt.left_out]
+            left_out = list(learnt.left_out)
+            first = sandbox.PipError(learnt.message, learnt.fix, learnt.log)
     while True:
         reqs = write_requirements(plan, workspace)
         try:
             env = sandbox.prepare_python_env(reqs, env_cache(settings), allow_builds=req.allow_source_builds,
                                              base_python=python_exe, label=", ".join(plan.sources) or None)
+            if left_out and (learnt is None or left_out != learnt.left_out):
+                wheel_less.remember(memo, wheel_less.Learnt(left_out, first.message, first.fix, first.log))
             return env, left_out, first
         except sandbox.PipError as exc:
-            line = None if req.allow_source_builds or len(left_out) >= 3 else testenv.wheel_less_line(exc.message, plan)
+            line = None if req.allow_source_builds else testenv.wheel_less_line(exc.message, plan)
             name = testenv.requirement_name(line or "") or ""
             if line is not None and imported is None:
                 imported = _imported_by(harness, [req.expect, *req.regression])

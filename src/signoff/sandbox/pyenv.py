@@ -118,6 +118,11 @@ def _interpreters() -> list[str]:
     return seen
 
 
+def version_of(exe: str) -> str | None:
+    """The full version (3.11.7) of the interpreter at `exe`, or None when it does not run."""
+    return _version_of(exe)
+
+
 @functools.lru_cache(maxsize=64)
 def _version_of(exe: str) -> str | None:
     try:

@@ -18,17 +18,20 @@ from signoff.repair.verifier import VerifyRequest, _prepare_without_wheel_less
 MISSING = "pip could not install requirements.txt: No matching distribution found for mkautodoc==0.2.0"
 
 
-def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: list[str], harness_imports: set[str]
-         ) -> tuple[Any, list[str], list[str], Plan]:
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: list[str], harness_imports: set[str],
+         lines: tuple[str, ...] = ("chardet==5.2.0", "mkautodoc==0.2.0", "pytest==7.4.4"),
+         pip_runs: list[str] | None = None) -> tuple[Any, list[str], list[str], Plan]:
     asked: list[str] = []
     monkeypatch.setattr(verifier, "_imported_by", lambda *_a: asked.append("imports") or harness_imports)
 
     def prepare(*_a: object, **_k: object) -> str:
+        if pip_runs is not None:
+            pip_runs.append("pip")
         if failures:
             raise sandbox.PipError(failures.pop(0), "fix", "log")
         return "the environment"
     monkeypatch.setattr(sandbox, "prepare_python_env", prepare)
-    plan = Plan(lines=["chardet==5.2.0", "mkautodoc==0.2.0", "pytest==7.4.4"])
+    plan = Plan(lines=list(lines))
     req = VerifyRequest(repo=tmp_path, base="b", candidate="c", harness=tmp_path, expect="test_x.py::test_x")
     env, left_out, _first = _prepare_without_wheel_less(plan, tmp_path, Settings.load(home=tmp_path, env={}), req,
                                                         None, tmp_path)
@@ -48,5 +51,40 @@ def test_a_wheel_less_line_the_harness_does_not_import_is_left_out(tmp_path: Pat
 
 
 def test_one_the_harness_imports_is_pips_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(sandbox.PipError, match="mkautodoc"):
+        _run(tmp_path, monkeypatch, [MISSING], {"mkautodoc"})
+
+
+# ansible's test/lib/ansible_test/_data/requirements/units.txt of 2019 (BugsInPy ansible 16): five direct test
+# dependencies published as source only, none of which the test imports.
+ANSIBLE_UNITS = ("jinja2", "placebo", "pycrypto", "mock", "pytest-mock", "f5-sdk", "f5-icontrol-rest",
+                 "linode-python", "pytest")
+SOURCE_ONLY = ["placebo", "pycrypto", "f5-sdk", "f5-icontrol-rest", "linode-python"]
+
+
+def _missing(names: list[str]) -> list[str]:
+    return [f"pip could not install units.txt: No matching distribution found for {n}" for n in names]
+
+
+def test_every_wheel_less_line_the_harness_does_not_import_is_left_out(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    env, left_out, _asked, plan = _run(tmp_path, monkeypatch, _missing(SOURCE_ONLY), {"ansible", "units"},
+                                       ANSIBLE_UNITS)
+    assert (env, left_out) == ("the environment", SOURCE_ONLY)
+    assert plan.lines == ["jinja2", "mock", "pytest-mock", "pytest"]
+
+
+def test_the_next_verification_of_the_plan_runs_no_failing_pip_again(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _run(tmp_path, monkeypatch, _missing(SOURCE_ONLY), {"ansible"}, ANSIBLE_UNITS)
+    pip_runs: list[str] = []
+    env, left_out, _asked, plan = _run(tmp_path, monkeypatch, [], {"ansible"}, ANSIBLE_UNITS, pip_runs)
+    assert (env, left_out, pip_runs) == ("the environment", SOURCE_ONLY, ["pip"])
+    assert plan.lines == ["jinja2", "mock", "pytest-mock", "pytest"]
+
+
+def test_what_was_left_out_for_another_harness_is_not_left_out_for_one_that_imports_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _run(tmp_path, monkeypatch, [MISSING], {"chardet"})
     with pytest.raises(sandbox.PipError, match="mkautodoc"):
         _run(tmp_path, monkeypatch, [MISSING], {"mkautodoc"})
