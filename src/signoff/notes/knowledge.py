@@ -68,6 +68,10 @@ _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pi
 # its number is not lost, and another is wrong.
 _BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pull request\s*)?"
                           r"(?:#|https?://\S+/pulls?/)(\d+)\b", re.IGNORECASE)
+# A backport's pull request whose title names the one it carries ("Backport #9662 for v4.3.x: ... (#9683)",
+# "Backport add-csv-dependency from #9522 to Jekyll 3 (#9616)", jekyll's): that number is not lost either
+_BACKPORT_NAMED = re.compile(r"^\s*back-?port(?:ed)?\s+(?:[^#\n]{0,60}?\s(?:from|of)\s+)?(?:PR\s*)?#(\d+)\b",
+                             re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
 _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves to another change
@@ -565,6 +569,8 @@ class Knowledge:
         own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
+        if own is not None and not backported and (named_original := _BACKPORT_NAMED.match(subject)):
+            backported = {named_original.group(1)}  # a backport's own pull request names the one it carries
         if own is None and len(backported) == 1:
             own = next(iter(backported))  # the pull request it is, on the release branch
         title = subject

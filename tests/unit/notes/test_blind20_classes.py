@@ -91,3 +91,20 @@ def test_a_number_a_fragment_of_the_range_carries_names_the_commit_that_wrote_it
             "types with ``__array_interface__`` as numpy-like arrays.\n")
     assert _unsupported(k, item.format(n=14456), "doc/en/changelog.rst") == set()
     assert _unsupported(k, item.format(n=14457), "doc/en/changelog.rst") == {"#14457", "/issues/14457"}
+
+
+def test_a_backport_pull_request_naming_the_one_it_carries_numbers_both() -> None:
+    # jekyll 4.3.4 and 3.10.0 (blind20): the planted "Backport #9663 for v4.3.x: ..." (for #9662) and "Backport
+    # add-csv-dependency from #9523 ..." (for #9522) were supported: a backport was taken for one whose original's
+    # number is lost, though its own pull request's subject names it
+    k = Knowledge("v4.3.3..v4.3.4", None, [], [
+        _commit(1, "Backport #9662 for v4.3.x: Relax version constraint on `wdm` in new Gemfile (#9683)",
+                "This backports 3a8b282 to 4.3-stable", paths=("lib/jekyll/commands/new.rb",)),
+        _commit(2, "Backport add-csv-dependency from #9522 to Jekyll 3 (#9616)", paths=("jekyll.gemspec",)),
+        _commit(3, "Sync workflows with counterparts on `master` (#9681)", paths=(".github/workflows/ci.yml",))])
+    first = "  * Backport #{n} for v4.3.x: Relax version constraint on `wdm` in new Gemfile (#9683)\n"
+    second = "  * Backport add-csv-dependency from #{n} to Jekyll 3 (#9616)\n"
+    assert _unsupported(k, first.format(n=9662), "History.markdown") == set()
+    assert _unsupported(k, first.format(n=9663), "History.markdown") == {"#9663"}
+    assert _unsupported(k, second.format(n=9522), "History.markdown") == set()
+    assert _unsupported(k, second.format(n=9523), "History.markdown") == {"#9523"}
