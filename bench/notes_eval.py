@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind19` and `blind19b` (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
+Sets, reported in this order: `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
+(fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
 UTC, as `blind8`), `blind16` (fetched on
 2026-12-07 08:58 UTC, as `blind8`),
@@ -385,6 +386,23 @@ PROJECTS = [
     Project("knex/knex", "e25d54bcb707714a17f5a5744eba5c4246bb4d1d", "CHANGELOG.md", "{v}", r"^# {v} - ", "blind19b"),
     Project("brianc/node-postgres", "c9e57617bc92c2ded23a75345f50eadc527bd131", "CHANGELOG.md", "pg@{v}",
             r"^## pg@{v}\s*$", "blind19b"),
+    # blind20: fetched on 2026-12-07 17:11-17:15 UTC (a Python test framework, a Python array library, a Java
+    # HTML parser, a Go web framework, a Ruby site generator, a Java formatter's Gradle plugin), configured by
+    # their heading lines only; sections and plants exported (`--plant-only`) and committed before the grader
+    # first read them. spotless' changelog is its Gradle plugin's (`plugin-gradle/CHANGES.md`, tags
+    # `gradle/8.10.0` beside `lib/...` and `maven/...`)
+    Project("pytest-dev/pytest", "df87db7b0462fb764ef73fa00561adf8ad047572", "doc/en/changelog.rst", "{v}",
+            r"^pytest {v} \(", "blind20"),
+    Project("pydata/xarray", "b1c1dc549b62bdfc8de0bdded24f56464cf0db1a", "doc/whats-new.rst", "v{v}",
+            r"^v{v} \(", "blind20"),
+    Project("jhy/jsoup", "46b620860af930eedc193a705eaf7cea5aec89a6", "CHANGES.md", "jsoup-{v}", r"^## {v} \(",
+            "blind20"),
+    Project("labstack/echo", "05489dc1730161df26b72d1ae2a3ba6fb8178fc7", "CHANGELOG.md", "v{v}", r"^## v{v} - ",
+            "blind20"),
+    Project("jekyll/jekyll", "202df571314ba1d18e9fccd81d12aaad4a703c38", "History.markdown", "v{v}",
+            r"^## {v} / ", "blind20"),
+    Project("diffplug/spotless", "6ac5b9de0c5dbf26cc52aac4cc32600359b7f62e", "plugin-gradle/CHANGES.md",
+            "gradle/{v}", r"^## \[{v}\] - ", "blind20"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -1054,8 +1072,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d", "blind15c",
-            "blind15b", "blind15", "blind14", "blind13",
+    sets = ["blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d",
+            "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]

@@ -68,6 +68,10 @@ _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pi
 # its number is not lost, and another is wrong.
 _BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pull request\s*)?"
                           r"(?:#|https?://\S+/pulls?/)(\d+)\b", re.IGNORECASE)
+# A backport's pull request whose title names the one it carries ("Backport #9662 for v4.3.x: ... (#9683)",
+# "Backport add-csv-dependency from #9522 to Jekyll 3 (#9616)", jekyll's): that number is not lost either
+_BACKPORT_NAMED = re.compile(r"^\s*back-?port(?:ed)?\s+(?:[^#\n]{0,60}?\s(?:from|of)\s+)?(?:PR\s*)?#(\d+)\b",
+                             re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
 _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves to another change
@@ -403,6 +407,7 @@ class Knowledge:
         subject_days: list[tuple[str, set[str]]] = []  # each commit's subject and the days it was made
         own_days: dict[str, set[str]] = {}  # the days each squashed pull request's commit was written, by number
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
+        thanked: set[str] = set()  # authors and co-authors of every commit, by name, people only
         added = deleted = 0
         paths: set[str] = set()
         renamed: dict[str, tuple[str, int]] = {}  # a fragment's number, renamed: its new number, by which commit
@@ -420,6 +425,11 @@ class Knowledge:
             email, name = a["email"].lower(), a["name"]
             bot = bool(BOTS.search(email) or BOTS.search(name))
             everyone.add(a["email"])
+            # the people a project thanks by name: authors and co-authors of every commit, bots and agents left
+            # out (xarray's "Thanks to the 16 contributors to this release", three of them co-authors only)
+            for who in [name, *(n for n, _ in _CO_AUTHOR.findall(c["body"]))]:
+                if not BOTS.search(who) and not _AGENTS.search(who) and _ident(who):
+                    thanked.add(_ident(who))
             if not is_merge:
                 emails.add(email)
                 names.add(name)
@@ -524,7 +534,8 @@ class Knowledge:
         self.counts: dict[str, set[int]] = {
             "commits": {plain + merges, plain},
             "pull_requests": {merges, len(pr_numbers), len(refs)},
-            "contributors": {len(emails), len(names), len(human_emails), len(human_names), len(everyone)},
+            "contributors": {len(emails), len(names), len(human_emails), len(human_names), len(everyone),
+                             len(thanked)},
             "new_contributors": {len(new_emails), len(new_names)},
             "files_changed": {len(paths)},
             "lines_added": {added},
@@ -558,6 +569,8 @@ class Knowledge:
         own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
+        if own is not None and not backported and (named_original := _BACKPORT_NAMED.match(subject)):
+            backported = {named_original.group(1)}  # a backport's own pull request names the one it carries
         if own is None and len(backported) == 1:
             own = next(iter(backported))  # the pull request it is, on the release branch
         title = subject
@@ -1185,8 +1198,12 @@ class Knowledge:
             for merge in self.carriers:
                 source = _MERGED_FROM.match(merge.subject)
                 if source and len(merge.parents) > 1 and not BOTS.search(source.group(1)):
-                    made = {_ident(b.author) for b in self._branch(merge)} - {""}
+                    branch = self._branch(merge)
+                    made = {_ident(b.author) for b in branch} - {""}
                     if len(made) == 1:  # one person's branch: several may be a maintainer's merge of others'
+                        # and the other names git gives that person's email: echo's maintainer writes as `toim`
+                        # and as "Martti T." from one address, and "from aldas/..." ties @aldas to both
+                        made |= {n for b in branch for n in self._email_names.get(b.email, set())}
                         self._known_as.setdefault(_ident(source.group(1)), set()).update(made)
         return self._known_as.get(_ident(handle), set())
 
@@ -1402,12 +1419,17 @@ class Knowledge:
         # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
         # another number: the kinds of link differ in what contradicts them (`_wrong_issue`,
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
+        # A number a changelog fragment of the range carries names the entry of the commit that wrote it, when that
+        # commit's subject says something the item says, whatever commit the item's words recall better (pytest's
+        # "approx: fix buggy `__array_interface__` check" wrote `changelog/14456.bugfix.rst`, beside "Type
+        # `pytest.approx` (#14373)"); a commit writing the fragment alone ("NEWS ENTRY") ties it to nothing.
         # A backport whose subject says so ("[0.47.x] ... (#3030)") names the backport's pull request,
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
         if own is not None and n not in own.refs and not original and \
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and not any(n in c.fragments and item_words & c.words and not self._notes_only(c) for c in carriers) \
                 and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (self._stranger(n, item, own, item_refs, carriers)

@@ -95,6 +95,8 @@ _DEPENDENCY = re.compile(
     r"SQLAlchemy|NumPy|pandas|attrs|typing[_-]extensions|requests|urllib3|certifi|Sphinx|Ruby|Rust|Go|Java|"
     r"PHP|Perl|Chrome|Firefox|Safari|Electron|React|Vue|Angular|Webpack|Babel|ESLint|Jest)"
     r"(?:\s+(?:version|v))?)\s*(?:[<>=!~^]=?|==)?\s*$", re.IGNORECASE)
+# A heading's first word, before its version ("pytest 9.1.1 (...)", "## pytest 9.1.1 ...")
+_LEAD_WORD = re.compile(r"\W*[A-Za-z][\w.-]*\s+")
 # What makes a version the start or end of a range of versions ("3.0.0 and later", "2.1+", "1.4 or older")
 _LATER = re.compile(r"\+(?!\w)|\s+(?:and|or)\s+(?:later|newer|above|higher|up|earlier|older|below|lower)\b|"
                     r"\s+onwards?\b", re.IGNORECASE)
@@ -114,6 +116,9 @@ _RANGE_TOTAL = re.compile(r"files?\s+changed|added|deleted|removed|changed|inser
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _RELEASE_WORDS = re.compile(r"^\W*(?:released?|version|release\s+date|tagged|published)\b", re.IGNORECASE)
+# A sentence opening with a version and going on in prose ("Version 1.4.0 brings improved alignment ...", of the
+# h5netcdf an item's sentence before named) speaks of that version, not of the release as a line of its own does
+_VERSION_PROSE = re.compile(r"^\W*(?i:version)\s+v?\d[\w.+-]*\s+(?!released\b)[a-z]{3,}\b")
 _LINES_CONTEXT = re.compile(r"\blines?\b|\bcode\b|\binsertions?\b|\bdeletions?\b", re.IGNORECASE)
 # git's line totals are written as a pair ("120 insertions(+), 30 deletions(-)", "120 additions and 30
 # deletions") or beside the files changed; "96 additions including anchor-name, ..." alone counts things added
@@ -130,6 +135,14 @@ class Meaning:
     role: str = ""  # release | mention (version, date); pr | issue | any (ref); the metric (count)
     checkable: bool = True
     why: str = ""  # for a claim git cannot check: which kind it is
+
+
+def _own_heading(work: str, m: re.Match[str], read: list[Meaning]) -> bool:
+    """Whether a version after a name the dependency list holds is a release heading's own: one word opening
+    the heading, the version, and the release's date after it ("pytest 9.1.1 (2026-06-19)", the project's own
+    name; "Python 3.15 support" has no date)."""
+    return bool(_LEAD_WORD.fullmatch(work, 0, m.start())) and \
+        any(c.kind == "date" and 0 < c.position - m.end() <= 3 for c in read)
 
 
 def _mask(text: str, start: int, end: int) -> str:
@@ -209,7 +222,7 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
 def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
     out: list[Meaning] = []
     work = text
-    release = release or bool(_RELEASE_WORDS.match(text))
+    release = release or (bool(_RELEASE_WORDS.match(text)) and not _VERSION_PROSE.match(text))
     vrole = "release" if release else "mention"
 
     def add(m: Meaning, start: int, end: int) -> None:
@@ -315,7 +328,8 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         if _LATER.match(work, m.end()):
             # "compatible with pyparsing versions 3.0.0 and later": which versions work, not a release
             add(Meaning("other", m.group(0), m.start(), checkable=False, why="version range"), m.start(), m.end())
-        elif _DEPENDENCY.search(before) or (not release and _NAMED.search(before)):
+        elif (_DEPENDENCY.search(before) and not (release and _own_heading(work, m, out))) or \
+                (not release and _NAMED.search(before)):
             add(Meaning("other", m.group(0), m.start(), checkable=False, why="dependency version"),
                 m.start(), m.end())
         else:
