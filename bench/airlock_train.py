@@ -22,6 +22,10 @@ field (`airlock_tool_records.py`); a third of AgentDojo's goals (`dev_held_out`)
 With --bare-orders (thirteenth pass, not in the shipped model): the eleventh and twelfth passes'
 final-set sources less a development third (`airlock_bare_orders.py`), and bare orders planted in
 e-mails, tables, code and web pages with as many honest texts of each (`airlock_carriers.py`).
+With --shape (fourteenth pass, not in the shipped model): the structural marks of
+`signoff.airlock.intent_shape` as features too (the model file records it). With --requests
+(fourteenth pass): maintainers' requests to a reporter as honest text, paragraph by paragraph:
+the contributing guides, pull-request and issue templates and security policies of the mirrors.
 The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
@@ -657,6 +661,8 @@ def group_of(source: str) -> str:
         return "air11-air12 final-set sources"  # one fold: its honest texts scored by a model that saw none of them
     if source.startswith(CARRIER):
         return "carriers"
+    if source == REQUESTS:
+        return REQUESTS
     if source in (TOOL_ATTACKS, TOOL_HONEST):
         # one shape: its fold is a model that never saw a tool's record, planted or honest
         return "tool-output records"
@@ -845,7 +851,7 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
 
 def load_all(
     mirrors: list[str], cache: Path, packages: tuple[str, ...] = (), *, with_tool_outputs: bool = False,
-    bare_orders: bool = False, bare_cap: int = BARE_CAP,
+    bare_orders: bool = False, bare_cap: int = BARE_CAP, requests: bool = False,
 ) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
@@ -880,7 +886,45 @@ def load_all(
             f"e-mails (bodies: reports above), Markdown and CSV tables (records above), code (click, starlette, "
             f"PyGithub, express as pinned above), web pages (FastAPI's English docs), honest and with a bare order "
             f"planted, as many of each, seed {SEED}")
+    if requests:
+        examples += request_examples(mirrors)
+        sources["signoff derived maintainers' requests"] = (
+            "paragraphs of the contributing guides, pull-request and issue templates and security policies of the "
+            "mirrors above (English), at most 1500 by SHA-256")
     return examples, sources
+
+
+# --- maintainers' requests to a reporter (fourteenth pass, --requests) ---------------------------
+
+REQUESTS = "maintainers' requests to a reporter"
+REQUEST_SOURCES = ("PyGithub/PyGithub", "mozilla/bugbug", "encode/starlette", "pallets/click", "expressjs/express",
+                   "tiangolo/fastapi", "sphinx-doc/sphinx", "tldr-pages/tldr", "jlevy/the-art-of-command-line")
+
+
+def _request_file(path: str) -> bool:
+    """A contributing guide, a pull-request or issue template, a security or support policy, in
+    English (a docs folder's translations are left out: `docs/en/` or no language folder)."""
+    lower = path.lower()
+    name = lower.rsplit("/", 1)[-1]
+    kind = (name.startswith(("contributing", "security.", "support.", "pull_request_template"))
+            or lower.startswith(".github/issue_template/"))
+    other_language = "/docs/" in "/" + lower and not lower.startswith(("docs/en/", "docs/contributing", "doc/"))
+    return kind and name.endswith((".md", ".rst", ".yml", ".yaml", ".txt")) and not other_language
+
+
+def request_examples(mirrors: list[str]) -> list[Example]:
+    """Honest text full of requests to whoever files a report ("Please include the output of ...",
+    "please fill in", "make sure you ..."): each paragraph of the mirrors' contributing guides and
+    templates, so the learned detector sees a maintainer's request to a person as honest."""
+    paragraphs = []
+    for name, git_dir, commit in _specs(mirrors):
+        if name not in REQUEST_SOURCES:  # an attack collection's guide may quote its payloads
+            continue
+        listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+        files = sorted(path for path in listed if _request_file(path))
+        for text in _blobs(git_dir, commit, files):
+            paragraphs += [part.strip() for part in text.split("\n\n") if len(part.split()) >= 3]
+    return [Example(REQUESTS, 0, text) for text in _capped(paragraphs)]
 
 
 # --- bare orders in data (thirteenth pass, --bare-orders) ----------------------------------------
@@ -983,9 +1027,11 @@ def main() -> int:
     parser.add_argument("--shape", action="store_true",
                         help="also read the structural marks of signoff.airlock.intent_shape (fourteenth pass; "
                         "the model file records it)")
+    parser.add_argument("--requests", action="store_true",
+                        help="also train on maintainers' requests to a reporter as honest text (fourteenth pass)")
     args = parser.parse_args()
     examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
-                                 bare_orders=args.bare_orders, bare_cap=args.bare_cap)
+                                 bare_orders=args.bare_orders, bare_cap=args.bare_cap, requests=args.requests)
     model, manifest = train(examples, jobs=args.jobs, shape=args.shape)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")

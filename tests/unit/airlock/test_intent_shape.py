@@ -57,3 +57,13 @@ def test_the_shipped_model_reads_no_mark_and_a_shape_model_file_says_it_does(tmp
     tr.write(model, manifest, tmp_path, {"fixture": "written here"})
     assert intent.load(tmp_path / "intent_model.json").shape is True
     assert "shape" not in json.loads(intent.MODEL_FILE.read_text(encoding="utf-8"))  # the shipped file's bytes
+
+
+def test_maintainers_requests_are_read_from_guides_and_templates_in_english() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import airlock_train as tr
+
+    assert [tr._request_file(path) for path in (
+        "CONTRIBUTING.md", ".github/ISSUE_TEMPLATE/bug-report.yml", ".github/pull_request_template.md",
+        "docs/en/docs/contributing.md", "docs/de/docs/contributing.md", "src/contributing.py", "README.md",
+    )] == [True, True, True, True, False, False, False]
