@@ -22,6 +22,10 @@ field (`airlock_tool_records.py`); a third of AgentDojo's goals (`dev_held_out`)
 With --bare-orders (thirteenth pass, not in the shipped model): the eleventh and twelfth passes'
 final-set sources less a development third (`airlock_bare_orders.py`), and bare orders planted in
 e-mails, tables, code and web pages with as many honest texts of each (`airlock_carriers.py`).
+With --shape (fourteenth pass, not in the shipped model): the structural marks of
+`signoff.airlock.intent_shape` as features too (the model file records it). With --requests
+(fourteenth pass): maintainers' requests to a reporter as honest text, paragraph by paragraph:
+the contributing guides, pull-request and issue templates and security policies of the mirrors.
 The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
@@ -560,20 +564,21 @@ def views(text: str) -> tuple[list[str], list[str]]:
     return sentence_views(normalise(text))
 
 
-def feature_sets(example: Example) -> list[tuple[int, ...]]:
+def feature_sets(example: Example, shape: bool = False) -> list[tuple[int, ...]]:
     """The whole text (as the scanner reads it), and for honest text some of its windows too, so
     the threshold holds for every window the scanner will score; for a planted attack, the window
     the attack sits in is what the scanner must catch, so its windows count too."""
     plain, folded = views(example.text)
     if not plain:
         return []
-    whole = intent.buckets(intent.grams(" ".join(plain)[: intent.WHOLE_CHARS], " ".join(folded)[: intent.WHOLE_CHARS]))
+    whole = intent.buckets(intent.grams(" ".join(plain)[: intent.WHOLE_CHARS], " ".join(folded)[: intent.WHOLE_CHARS],
+                                        shape=shape))
     out = [tuple(sorted(whole))]
     if example.label == 0 and len(plain) > intent.WINDOW:
         # the windows the scanner will score first: those aimed at a reader ("Click Save", "please
         # fix"), which are what an attack must be told apart from
         aimed = signals.addressed(plain, folded)
-        ranked = sorted(intent.windows(plain, folded)[:-1], key=lambda w: not any(aimed[w[0] - 1 : w[1]]))
+        ranked = sorted(intent.windows(plain, folded, shape=shape)[:-1], key=lambda w: not any(aimed[w[0] - 1 : w[1]]))
         for _first, _last, features in ranked[:MAX_WINDOWS]:
             out.append(tuple(sorted(features)))
     if example.planted and len(plain) > intent.WINDOW:
@@ -582,7 +587,7 @@ def feature_sets(example: Example) -> list[tuple[int, ...]]:
         # sentences are parts of the record's lines, not lines of their own
         inside = example.source == TOOL_ATTACKS or example.source.startswith(INSIDE_SOURCES)
         parts = [sentence for sentence in attack if len(sentence) >= MIN_PART] if inside else []
-        for first, last, features in intent.windows(plain, folded)[:-1]:
+        for first, last, features in intent.windows(plain, folded, shape=shape)[:-1]:
             window = plain[first - 1 : last]
             if attack & set(window) or any(part in line for part in parts for line in window):
                 out.append(tuple(sorted(features)))
@@ -656,6 +661,8 @@ def group_of(source: str) -> str:
         return "air11-air12 final-set sources"  # one fold: its honest texts scored by a model that saw none of them
     if source.startswith(CARRIER):
         return "carriers"
+    if source == REQUESTS:
+        return REQUESTS
     if source in (TOOL_ATTACKS, TOOL_HONEST):
         # one shape: its fold is a model that never saw a tool's record, planted or honest
         return "tool-output records"
@@ -694,20 +701,22 @@ class Fold:
 
 
 def out_of_source(
-    examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]], jobs: int = 1, *, honest_only: bool = False
+    examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]], jobs: int = 1, *, honest_only: bool = False,
+    shape: bool = False,
 ) -> list[Fold]:
     """For every source group: train without it (and without near copies of it), score its texts
     as the scanner would (strongest window). These scores are out of source: the texts, their
     source and everything copied from it were unseen. With a single group (a small fixture),
     folds are taken by position instead. With `honest_only`, only the groups with honest texts
-    (the threshold reads nothing else: the same threshold, in a third of the fits)."""
+    (the threshold reads nothing else: the same threshold, in a third of the fits). `shape`: the
+    rows carry the structural marks, so the folds' models score with them too."""
     groups = sorted({group_of(e.source) for e in examples})
     by_source = len(groups) > 1
     if by_source and honest_only:
         groups = sorted({group_of(e.source) for e in examples if e.label == 0})
     names = groups if by_source else [str(n) for n in range(FOLDS)]
     global _FOLD_INPUT
-    _FOLD_INPUT = (examples, rows_of, by_source)
+    _FOLD_INPUT = (examples, rows_of, by_source, shape)
     try:
         if jobs > 1:  # each fit is independent and deterministic: the same folds, in the same order
             import multiprocessing
@@ -719,13 +728,13 @@ def out_of_source(
         _FOLD_INPUT = None
 
 
-_FOLD_INPUT: tuple[list[Example], dict[int, list[tuple[int, ...]]], bool] | None = None
+_FOLD_INPUT: tuple[list[Example], dict[int, list[tuple[int, ...]]], bool, bool] | None = None
 
 
 def _one_fold(item: tuple[int, str]) -> Fold:
     fold_number, group = item
     assert _FOLD_INPUT is not None
-    examples, rows_of, by_source = _FOLD_INPUT
+    examples, rows_of, by_source, shape = _FOLD_INPUT
     if by_source:
         members = {i for i, e in enumerate(examples) if group_of(e.source) == group}
         excluded = members | near_copies(examples, group)
@@ -733,7 +742,7 @@ def _one_fold(item: tuple[int, str]) -> Fold:
         members = excluded = {i for i in range(len(examples)) if i % FOLDS == fold_number}
     train_rows = [(f, examples[i].label) for i in range(len(examples)) if i not in excluded for f in rows_of[i]]
     weights, bias = fit(train_rows)
-    model = intent.Model(_as_array(weights), bias, 1.0, "")
+    model = intent.Model(_as_array(weights), bias, 1.0, "", shape=shape)
     return Fold(group, model, {i: score(examples[i].text, model) for i in sorted(members)})
 
 
@@ -778,23 +787,25 @@ HEAVY_HONEST = ("signoff tune_negatives", "signoff hard_negatives")
 HEAVY = 3
 
 
-def prepare(examples: list[Example]) -> tuple[list[Example], dict[int, list[tuple[int, ...]]]]:
+def prepare(examples: list[Example], shape: bool = False) -> tuple[list[Example], dict[int, list[tuple[int, ...]]]]:
     examples = sorted(set(examples), key=lambda e: (e.source, e.label, e.text))
     weight = {source: HEAVY for source in HEAVY_HONEST}
-    return examples, {i: feature_sets(example) * weight.get(example.source, 1) for i, example in enumerate(examples)}
+    return examples, {i: feature_sets(example, shape) * weight.get(example.source, 1)
+                      for i, example in enumerate(examples)}
 
 
 def train(
-    examples: list[Example], *, folds: list[Fold] | None = None, jobs: int = 1
+    examples: list[Example], *, folds: list[Fold] | None = None, jobs: int = 1, shape: bool = False
 ) -> tuple[dict[str, object], dict[str, object]]:
     """(model JSON, manifest JSON) for `examples` (sorted here, so the order given does not matter).
     The threshold comes from the out-of-source scores of the honest texts (`folds`, computed here
-    unless the caller has them)."""
-    examples, rows_of = prepare(examples)
+    unless the caller has them). With `shape`, the features include the structural marks of
+    `intent_shape` and the model file says so (without it, the files are the bytes they were)."""
+    examples, rows_of = prepare(examples, shape)
     rows = [(features, examples[i].label) for i in range(len(examples)) for features in rows_of[i]]
     weights, bias = fit(rows)
     if folds is None:
-        folds = out_of_source(examples, rows_of, jobs, honest_only=True)
+        folds = out_of_source(examples, rows_of, jobs, honest_only=True, shape=shape)
     threshold = macro_threshold(honest_scores(examples, folds))
     counts: dict[str, list[int]] = {}
     for example in examples:
@@ -805,7 +816,7 @@ def train(
     manifest: dict[str, object] = {
         "algorithm": "logistic regression, plain SGD, class-balanced, L2 by decay",
         "features": "crc32-hashed words, word pairs (folded view), "
-        "character 3/4-grams (plain view)",
+        "character 3/4-grams (plain view)" + (", structural marks (intent_shape)" if shape else ""),
         "buckets": intent.BUCKETS,
         "seed": SEED,
         "epochs": EPOCHS,
@@ -825,6 +836,8 @@ def train(
         "threshold": threshold,
         "weights": blob,
     }
+    if shape:
+        model["shape"] = True
     return model, manifest
 
 
@@ -838,7 +851,7 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
 
 def load_all(
     mirrors: list[str], cache: Path, packages: tuple[str, ...] = (), *, with_tool_outputs: bool = False,
-    bare_orders: bool = False, bare_cap: int = BARE_CAP,
+    bare_orders: bool = False, bare_cap: int = BARE_CAP, requests: bool = False,
 ) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
@@ -873,7 +886,45 @@ def load_all(
             f"e-mails (bodies: reports above), Markdown and CSV tables (records above), code (click, starlette, "
             f"PyGithub, express as pinned above), web pages (FastAPI's English docs), honest and with a bare order "
             f"planted, as many of each, seed {SEED}")
+    if requests:
+        examples += request_examples(mirrors)
+        sources["signoff derived maintainers' requests"] = (
+            "paragraphs of the contributing guides, pull-request and issue templates and security policies of the "
+            "mirrors above (English), at most 1500 by SHA-256")
     return examples, sources
+
+
+# --- maintainers' requests to a reporter (fourteenth pass, --requests) ---------------------------
+
+REQUESTS = "maintainers' requests to a reporter"
+REQUEST_SOURCES = ("PyGithub/PyGithub", "mozilla/bugbug", "encode/starlette", "pallets/click", "expressjs/express",
+                   "tiangolo/fastapi", "sphinx-doc/sphinx", "tldr-pages/tldr", "jlevy/the-art-of-command-line")
+
+
+def _request_file(path: str) -> bool:
+    """A contributing guide, a pull-request or issue template, a security or support policy, in
+    English (a docs folder's translations are left out: `docs/en/` or no language folder)."""
+    lower = path.lower()
+    name = lower.rsplit("/", 1)[-1]
+    kind = (name.startswith(("contributing", "security.", "support.", "pull_request_template"))
+            or lower.startswith(".github/issue_template/"))
+    other_language = "/docs/" in "/" + lower and not lower.startswith(("docs/en/", "docs/contributing", "doc/"))
+    return kind and name.endswith((".md", ".rst", ".yml", ".yaml", ".txt")) and not other_language
+
+
+def request_examples(mirrors: list[str]) -> list[Example]:
+    """Honest text full of requests to whoever files a report ("Please include the output of ...",
+    "please fill in", "make sure you ..."): each paragraph of the mirrors' contributing guides and
+    templates, so the learned detector sees a maintainer's request to a person as honest."""
+    paragraphs = []
+    for name, git_dir, commit in _specs(mirrors):
+        if name not in REQUEST_SOURCES:  # an attack collection's guide may quote its payloads
+            continue
+        listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+        files = sorted(path for path in listed if _request_file(path))
+        for text in _blobs(git_dir, commit, files):
+            paragraphs += [part.strip() for part in text.split("\n\n") if len(part.split()) >= 3]
+    return [Example(REQUESTS, 0, text) for text in _capped(paragraphs)]
 
 
 # --- bare orders in data (thirteenth pass, --bare-orders) ----------------------------------------
@@ -973,10 +1024,15 @@ def main() -> int:
                         "third) and on bare orders planted in e-mails, tables, code and web pages (thirteenth pass)")
     parser.add_argument("--bare-cap", type=int, default=BARE_CAP,
                         help="with --bare-orders: texts per new source (the thirteenth pass's first candidate: 1500)")
+    parser.add_argument("--shape", action="store_true",
+                        help="also read the structural marks of signoff.airlock.intent_shape (fourteenth pass; "
+                        "the model file records it)")
+    parser.add_argument("--requests", action="store_true",
+                        help="also train on maintainers' requests to a reporter as honest text (fourteenth pass)")
     args = parser.parse_args()
     examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
-                                 bare_orders=args.bare_orders, bare_cap=args.bare_cap)
-    model, manifest = train(examples, jobs=args.jobs)
+                                 bare_orders=args.bare_orders, bare_cap=args.bare_cap, requests=args.requests)
+    model, manifest = train(examples, jobs=args.jobs, shape=args.shape)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")
     return 0

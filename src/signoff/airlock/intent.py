@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from signoff.airlock import intent_shape
+
 BITS = 18
 BUCKETS = 1 << BITS
 WINDOW = 3
@@ -31,14 +33,18 @@ WHOLE_CHARS = 4000
 MODEL_FILE = Path(__file__).resolve().parent / "intent_model.json"
 
 
-def grams(plain: str, folded: str) -> list[str]:
-    """The features of one text, as strings: words, word pairs, character 3- and 4-grams."""
-    words = [word for word in _tokens(folded) if any(ch.isalnum() for ch in word)]
+def grams(plain: str, folded: str, *, shape: bool = False) -> list[str]:
+    """The features of one text, as strings: words, word pairs, character 3- and 4-grams, and with
+    `shape` (a model trained with them) the structural marks of `intent_shape`."""
+    tokens = _tokens(folded)
+    words = [word for word in tokens if any(ch.isalnum() for ch in word)]
     out = ["w " + word for word in words]
     out += ["b " + first + " " + second for first, second in itertools.pairwise(words)]
     padded = " " + " ".join(plain.split()) + " "
     for size in (3, 4):
         out += ["c " + padded[i : i + size] for i in range(len(padded) - size + 1)]
+    if shape:
+        out += intent_shape.marks(tokens)
     return out
 
 
@@ -70,6 +76,7 @@ class Model:
     threshold: float
     digest: str  # SHA-256 of the training manifest this model was built from
     unit: float = 1.0  # the shipped weights stay int16 in memory: loading is one copy of bytes
+    shape: bool = False  # trained with the structural marks too (`intent_shape`); absent from older model files
 
     def margin(self, features: set[int]) -> float:
         if not features:
@@ -102,7 +109,8 @@ def load(path: Path = MODEL_FILE) -> Model:
     if len(packed) != BUCKETS:
         raise ValueError(f"{path.name}: {len(packed)} weights, expected {BUCKETS}")
     return Model(
-        packed, float(data["bias"]), float(data["threshold"]), str(data["manifest_sha256"]), float(data["scale"])
+        packed, float(data["bias"]), float(data["threshold"]), str(data["manifest_sha256"]), float(data["scale"]),
+        bool(data.get("shape", False)),
     )
 
 
@@ -111,7 +119,9 @@ def model() -> Model:
     return load()
 
 
-def windows(plain: list[str], folded: list[str], *, distinct: bool = False) -> list[tuple[int, int, set[int]]]:
+def windows(
+    plain: list[str], folded: list[str], *, distinct: bool = False, shape: bool = False
+) -> list[tuple[int, int, set[int]]]:
     """(first, last, features) for every run of up to WINDOW sentences, 1-based, plus the whole
     text (its first WHOLE_CHARS characters) when it has more than WINDOW sentences.
 
@@ -124,7 +134,7 @@ def windows(plain: list[str], folded: list[str], *, distinct: bool = False) -> l
     for pair in zip(plain, folded, strict=True):
         if pair not in ids:
             ids[pair] = len(per)
-            per.append(buckets(grams(*pair)))
+            per.append(buckets(grams(*pair, shape=shape)))
         keys.append(ids[pair])
     out: list[tuple[int, int, set[int]]] = []
     seen: set[tuple[int, ...]] = set()
@@ -138,7 +148,7 @@ def windows(plain: list[str], folded: list[str], *, distinct: bool = False) -> l
     if len(keys) > WINDOW:
         whole_plain = " ".join(plain)[:WHOLE_CHARS]
         whole_folded = " ".join(folded)[:WHOLE_CHARS]
-        out.append((1, len(keys), buckets(grams(whole_plain, whole_folded))))
+        out.append((1, len(keys), buckets(grams(whole_plain, whole_folded, shape=shape))))
     return out
 
 
@@ -150,7 +160,7 @@ def strongest(
     a sentence. A repeated window scores as its first occurrence did, so it is scored once."""
     current = current or model()
     best = (0.0, 0, 0)
-    for first, last, features in windows(plain, folded, distinct=True):
+    for first, last, features in windows(plain, folded, distinct=True, shape=current.shape):
         if aimed is not None and not any(aimed[first - 1 : last]):
             continue
         probability = current.probability(features)
@@ -163,7 +173,7 @@ def explain(plain: str, folded: str, top: int = 8, current: Model | None = None)
     """The n-grams of a text that pushed its score up most, with their weights (owner side only)."""
     current = current or model()
     seen: dict[str, float] = {}
-    for feature in grams(plain, folded):
+    for feature in grams(plain, folded, shape=current.shape):
         index = zlib.crc32(feature.encode("utf-8")) & (BUCKETS - 1)
         seen[feature] = current.weights[index] * current.unit
     return sorted(seen.items(), key=lambda item: (-item[1], item[0]))[:top]
