@@ -92,6 +92,7 @@ TOLD = 5  # words of a pull request's messages an item retelling them shares at 
 LARGE_DIFF = 1000  # words of a diff that holds most words of any item
 BRANCH_OF_ONE = 50  # commits a pull request's branch holds at most: a longer one is a release line merged
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
+REBASE_HABIT = 3  # numberless commits a maintainer committed for others that show he lands pull requests by rebase
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
 # the words a commit writing the changelog says of itself, and of no change
 _NOTES_WORDS = words("changelog changes release releases notes note news history mention mentioned document "
@@ -340,6 +341,7 @@ class Carrier:
     email: str = ""  # its author's, lower case
     carried_over: bool = False  # brought by a pull request merging one branch into another, under its number
     versions: set[str] = field(default_factory=set)  # the versions its title names
+    rebased: bool = False  # committed by a maintainer who lands pull requests by rebasing them (`Knowledge`)
 
 
 @dataclass
@@ -401,6 +403,7 @@ class Knowledge:
         self.accounts |= {_ident(m.group(1)) for e in before_e if (m := _NOREPLY.match(e)) and not BOTS.search(e)}
         merges = plain = 0
         landers: set[str] = set()  # who committed someone else's commit in the range
+        committers: dict[str, str] = {}  # each commit's committer's email, by hash
         releaser = ""  # who pushed the range's tip (the release), if its author pushed it
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
@@ -453,6 +456,7 @@ class Knowledge:
                 own_days.setdefault(own, set()).update(_dates(a["date"]))
             if c["committer"]["email"].lower() not in (email, "noreply@github.com"):
                 landers.add(c["committer"]["email"].lower())
+            committers[c["hash"]] = c["committer"]["email"].lower()
             if self.carriers[-1].pushed:
                 pushed[c["hash"]] = email
                 if c["hash"] == head:
@@ -474,6 +478,7 @@ class Knowledge:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch
             carrier.pushed = carrier.pushed and pushed[carrier.hash] in landers
+        self._mark_rebased(committers, landers)
         # A pull request merging one branch into another ("Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)")
         # brings changes made in other pull requests; a commit of it naming its number ("taskdump: remove
         # crate disambiguators from output (#8288)", a cherry-pick of #8264) is such a change carried over,
@@ -543,6 +548,21 @@ class Knowledge:
             "lines_changed": {added + deleted, added, deleted},
         }
         self.lines = (added, deleted)
+
+    def _mark_rebased(self, committers: dict[str, str], landers: set[str]) -> None:
+        """Mark the commits a maintainer landed by rebasing pull requests himself, where the range shows that
+        habit: most commits he committed for other authors carry no pull request number (echo's Martti T. committed
+        23 of the 61 commits of v5.0.4..v5.3.1 for others, one of them with a number: "fix(static): preserve matched
+        handler 404s" is #3043). The numbers such a commit's message names are not its pull request's (an issue it
+        fixes, a pull request it improves, its author's own "(#3036)" for #3038), and its own is in no commit. A
+        maintainer squashing locally keeps the numbers ("... (#N)" on most): no habit, the numbers are his."""
+        applied = [c for c in self.carriers if len(c.parents) == 1 and committers.get(c.hash, "") in landers
+                   and c.email != committers[c.hash] and not BOTS.search(c.author)]
+        numberless = sum(c.own is None for c in applied)
+        if numberless < REBASE_HABIT or numberless * 2 <= len(applied):
+            return
+        for c in self.carriers:
+            c.rebased = len(c.parents) == 1 and committers.get(c.hash, "") in landers
 
     def _carry(self, c: dict[str, Any]) -> None:
         subject, body = c["subject"], c["body"]
@@ -1440,6 +1460,12 @@ class Knowledge:
                 or self._wrong_merge(claim.role, n, own, item_refs, carriers, issues_cited or _labelled(item, n)))
             if wrong and self._twin_elsewhere(n, own):
                 return Verdict(claim, "supported")
+            if wrong and own.rebased and not carriers and claim.role == "pr" and \
+                    all(int(n) > int(x) for x in own.named):
+                # a pull request link opened after every number its commit names may be the one the maintainer
+                # rebased it from, whose number git does not keep; a lower one cannot be (GitHub numbers in
+                # order). A bare `#N` may be the issue the commit closes, as its message says (`_wrong_pr`).
+                return Verdict(claim, "not_checkable", "pull request landed by a maintainer's rebase, its number lost")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

@@ -108,3 +108,43 @@ def test_a_backport_pull_request_naming_the_one_it_carries_numbers_both() -> Non
     assert _unsupported(k, first.format(n=9663), "History.markdown") == {"#9663"}
     assert _unsupported(k, second.format(n=9522), "History.markdown") == set()
     assert _unsupported(k, second.format(n=9523), "History.markdown") == {"#9523"}
+
+
+def _landed(numbered: bool) -> Knowledge:
+    """A maintainer committing other people's commits himself: numberless (echo's rebases) or each with its
+    pull request's number (a maintainer squashing locally)."""
+    me = ("Martti T.", "martti@example.org")
+    others = [("Jihun Kim", "jk@example.org"), ("Tamish Mhatre", "tm@example.org"), ("Milo", "milo@example.org")]
+    return Knowledge("v5.3.0..v5.3.1", None, [], [
+        _commit(1, "Implicitly registered group routes should be allowed overwritten in default routes. "
+                "fix issue #3047", author=("toim", "martti@example.org"), committer=me, parents=(2,)),
+        _commit(2, "feat: add support for HTTP QUERY method (#3036)", author=("Ethan Lee", "el@example.org"),
+                committer=me, parents=(3,)),
+        *[_commit(3 + i, f"docs: {what}" + (f" (#{3040 + i})" if numbered else ""), author=who, committer=me,
+                  parents=(4 + i,))
+          for i, (who, what) in enumerate(zip(others, ["fix proxy panic when balancer has no target",
+                                                       "add llms.txt for assisted development",
+                                                       "update badge URLs to HTTPS"], strict=True))],
+        _commit(6, "perf(json): pooled-buffer JSON deserialize (#3023)", author=("Vishal Rana", "vr@example.org"),
+                parents=(7,))])
+
+
+def test_a_pull_request_the_maintainer_rebased_himself_is_numbered_by_no_commit() -> None:
+    # echo 5.3.0 and 5.3.1 (blind20): the maintainer commits contributors' pull requests himself, without their
+    # numbers; "... by @aldas in .../pull/3049" was "git says #3047" (the issue its commit fixes), "feat: add
+    # support for HTTP QUERY method by @thdxg in .../pull/3038" was "git says #3036" (its author's own number)
+    first = ("* fix(group): Implicitly registered group routes should be allowed overwritten in default routes "
+             "by @aldas in https://github.com/labstack/echo/pull/{n}\n")
+    second = "* feat: add support for HTTP QUERY method by @thdxg in https://github.com/labstack/echo/pull/{n}\n"
+    third = "* perf(json): pooled-buffer JSON deserialize by @vishr in https://github.com/labstack/echo/pull/{n}\n"
+    k = _landed(numbered=False)
+    assert _unsupported(k, first.format(n=3049)) == set()
+    assert _unsupported(k, second.format(n=3038)) == set()
+    # a pull request opened before the issue its commit fixes, or before its author's own, cannot be it; a
+    # commit GitHub squashed keeps its number
+    assert _unsupported(k, first.format(n=3046)) == {"/pull/3046"}
+    assert _unsupported(k, second.format(n=3035)) == {"/pull/3035"}
+    assert _unsupported(k, third.format(n=3023)) == set()
+    assert _unsupported(k, third.format(n=3024)) == {"/pull/3024"}
+    # a maintainer who squashes locally keeps each pull request's number: no habit, the number is the commit's
+    assert _unsupported(_landed(numbered=True), second.format(n=3038)) == {"/pull/3038"}
