@@ -148,3 +148,27 @@ def test_a_pull_request_the_maintainer_rebased_himself_is_numbered_by_no_commit(
     assert _unsupported(k, third.format(n=3024)) == {"/pull/3024"}
     # a maintainer who squashes locally keeps each pull request's number: no habit, the number is the commit's
     assert _unsupported(_landed(numbered=True), second.format(n=3038)) == {"/pull/3038"}
+
+
+def test_an_issue_met_only_by_words_of_any_code_is_credited_with_something_else() -> None:
+    # spotless 8.10.0 (blind20): the planted "Add a `--dry-run` flag that prints the planned changes without writing
+    # them #2945" for "Add shortenFullyQualifiedTypes step (fixes #2945)" was supported: the body says "designed to run
+    # before importOrder()", and the diff, a Java formatter step, says `run` and `write`; words of any code
+    from signoff.notes.pulls import diff_words
+    step = _commit(1, "Add shortenFullyQualifiedTypes step (fixes #2945)",
+                   "Adds a new Java formatter step, designed to run before importOrder().",
+                   paths=("lib/src/main/java/com/diffplug/spotless/java/ShortenFullyQualifiedTypesStep.java",))
+    k = Knowledge("gradle/8.9.0..gradle/8.10.0", None, [], [step])
+    k.diff_of = lambda commit: diff_words("@@ -1 +1 @@\n+  public String apply(String rawUnix) {\n"
+                                          "+    CompilationUnit unit = parser.parse(rawUnix).getResult();\n"
+                                          "+    run(unit); return writeImports(unit, shortenQualifiedNames(unit));\n")
+    item = "- {text} ([#2945](https://github.com/diffplug/spotless/issues/2945))\n"
+    invented = "Add a `--dry-run` flag that prints the planned changes without writing them"
+    assert _unsupported(k, item.format(text=invented), "CHANGES.md") == {"#2945", "/issues/2945"}
+    # the maintainer's item, tied by the words of its own change, stays supported
+    told = "New `shortenFullyQualifiedTypes()` step for Java, which replaces qualified names and adds imports"
+    assert _unsupported(k, item.format(text=told), "CHANGES.md") == set()
+    # and so does an issue's symptom the diff meets by one word of its own beside words of any code (lombok
+    # 1.18.42's "Javadoc parsing was broken in Netbeans and ErrorProne for JDK25 #3940", sharing `parse`)
+    symptom = "Parsing of qualified names was broken in Netbeans and ErrorProne for JDK25"
+    assert _unsupported(k, item.format(text=symptom), "CHANGES.md") == set()
