@@ -22,6 +22,9 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: list[str], h
          lines: tuple[str, ...] = ("chardet==5.2.0", "mkautodoc==0.2.0", "pytest==7.4.4"),
          pip_runs: list[str] | None = None) -> tuple[Any, list[str], list[str], Plan]:
     asked: list[str] = []
+    # What was left out is remembered beside the environments' cache: each test's own, under its home, never
+    # the suite's shared cache (where another test's plan of the same lines would be recalled).
+    monkeypatch.delenv("SIGNOFF_REPAIR_ENV_CACHE", raising=False)
     monkeypatch.setattr(verifier, "_imported_by", lambda *_a: asked.append("imports") or harness_imports)
 
     def prepare(*_a: object, **_k: object) -> str:
