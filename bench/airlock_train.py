@@ -49,6 +49,7 @@ import io
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 import zlib
@@ -795,7 +796,8 @@ def prepare(examples: list[Example], shape: bool = False) -> tuple[list[Example]
 
 
 def train(
-    examples: list[Example], *, folds: list[Fold] | None = None, jobs: int = 1, shape: bool = False
+    examples: list[Example], *, folds: list[Fold] | None = None, jobs: int = 1, shape: bool = False,
+    tracker_threshold: bool = False,
 ) -> tuple[dict[str, object], dict[str, object]]:
     """(model JSON, manifest JSON) for `examples` (sorted here, so the order given does not matter).
     The threshold comes from the out-of-source scores of the honest texts (`folds`, computed here
@@ -806,7 +808,11 @@ def train(
     weights, bias = fit(rows)
     if folds is None:
         folds = out_of_source(examples, rows_of, jobs, honest_only=True, shape=shape)
-    threshold = macro_threshold(honest_scores(examples, folds))
+    by_group = honest_scores(examples, folds)
+    threshold = macro_threshold(by_group)
+    if tracker_threshold:  # the rule over all groups is printed too: one fit, both thresholds
+        print(f"threshold over all honest groups {threshold}", file=sys.stderr)
+        threshold = macro_threshold({g: s for g, s in by_group.items() if tracker_like(g)})
     counts: dict[str, list[int]] = {}
     for example in examples:
         counts.setdefault(example.source, [0, 0])[example.label] += 1
@@ -824,7 +830,8 @@ def train(
         "l2": L2,
         "heavier": f"{', '.join(HEAVY_HONEST)}: each text counts {HEAVY} times",
         "threshold_rule": f"honest texts scored by a model trained without their source group (and its near "
-        f"copies); the lowest score at which the groups' rates average {TARGET_FALSE_POSITIVES:.1%}, at least 0.5",
+        f"copies); the lowest score at which the groups' rates average {TARGET_FALSE_POSITIVES:.1%}, at least 0.5"
+        + (" (tracker-like groups only: reports, tool records, requests, filled forms)" if tracker_threshold else ""),
         "threshold": threshold,
         "examples": {source: {"attacks": c[1], "honest": c[0]} for source, c in sorted(counts.items())},
         "corpus_sha256": corpus.hexdigest(),
@@ -1008,6 +1015,116 @@ def carrier_examples(mirrors: list[str], records: list[dict[str, object]], examp
     return out
 
 
+# --- honest filled issue forms (fifteenth pass, --forms) -----------------------------------------
+
+FORMS = "filled issue forms"
+FORM_COUNT = 1200  # filled forms in all, each template filled in turn, seed SEED
+NO_RESPONSE = "_No response_"  # what GitHub writes for an optional field left empty
+
+
+def form_templates(name: str, git_dir: str, commit: str) -> list[str]:
+    """The issue templates of a repository (`.github/ISSUE_TEMPLATE/*`, YAML forms and Markdown),
+    without the chooser's config."""
+    listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+    files = sorted(p for p in listed if p.lower().startswith(".github/issue_template")
+                   and p.lower().endswith((".md", ".yml", ".yaml"))
+                   and not p.lower().endswith(("config.yml", "config.yaml")))
+    return _blobs(git_dir, commit, files)
+
+
+def _answer(rng: random.Random, sentences: list[str], at_most: int = 3) -> str:
+    return " ".join(sentences[rng.randrange(len(sentences))] for _ in range(rng.randint(1, at_most)))
+
+
+def _value(rng: random.Random, sentences: list[str]) -> str:
+    kind = rng.randrange(3)
+    if kind == 0:
+        return f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 12)}"
+    if kind == 1:
+        return rng.choice(("Linux", "macOS 14.2", "Windows 11", "Ubuntu 22.04", "Python 3.11.4", "Node 20.10.0"))
+    return sentences[rng.randrange(len(sentences))][:80]
+
+
+def _fill_yaml_form(form: dict[str, object], rng: random.Random, sentences: list[str]) -> str:
+    """The issue body GitHub writes from a form: `### label` then the answer, per field."""
+    parts = []
+    body = form.get("body")
+    for field in body if isinstance(body, list) else []:
+        if not isinstance(field, dict) or field.get("type") == "markdown":
+            continue  # a form's Markdown is shown to the reporter, not written into the issue
+        attributes = field.get("attributes") if isinstance(field.get("attributes"), dict) else {}
+        label = str(attributes.get("label", "")).strip()
+        if not label:
+            continue
+        kind = field.get("type")
+        if kind == "checkboxes":
+            options = attributes.get("options") if isinstance(attributes.get("options"), list) else []
+            answer = "\n".join(f"- [{'X' if rng.random() < 0.8 else ' '}] {o.get('label', '')}"
+                               for o in options if isinstance(o, dict))
+        elif kind == "dropdown":
+            listed = attributes.get("options")
+            options = [str(o) for o in listed] if isinstance(listed, list) else []
+            answer = rng.choice(options) if options else NO_RESPONSE
+        elif kind == "input":
+            answer = _value(rng, sentences) if rng.random() < 0.85 else NO_RESPONSE
+        else:  # textarea
+            answer = _answer(rng, sentences) if rng.random() < 0.85 else NO_RESPONSE
+            if attributes.get("render") and answer != NO_RESPONSE:
+                answer = f"```{attributes['render']}\n{answer}\n```"
+        parts.append(f"### {label}\n\n{answer}")
+    return "\n\n".join(parts)
+
+
+def _fill_markdown(template: str, rng: random.Random, sentences: list[str]) -> str:
+    """A Markdown template as reporters send it: front matter gone, the comments kept or deleted,
+    an answer after each heading, bold label or question, boxes ticked, `[e.g. ...]` replaced."""
+    if template.startswith("---"):
+        template = template.split("\n---", 2)[-1].lstrip("-\n")
+    if rng.random() < 0.5:
+        template = re.sub(r"<!--.*?-->\s*", "", template, flags=re.S)
+    out = []
+    for line in template.split("\n"):
+        stripped = line.strip()
+        line = re.sub(r"\[e\.g\.[^\]]*\]", lambda _m: _value(rng, sentences), line)
+        line = line.replace("- [ ]", "- [x]") if rng.random() < 0.8 else line
+        out.append(line)
+        heading = stripped.startswith("#") or (stripped.startswith("**") and stripped.endswith(("**", ":")))
+        if heading or (stripped.endswith("?") and len(stripped.split()) <= 16):
+            out.append(_answer(rng, sentences, 2))
+    return "\n".join(out).strip()
+
+
+def filled_form_examples(specs: list[str], examples: list[Example]) -> list[Example]:
+    """Honest issue texts written through issue forms and Markdown templates with the answers filled
+    in: the templates of the repositories in `specs` (owner/name=GIT_DIR@COMMIT), each filled in turn
+    with lines of the real reports in training (Bugzilla, webcompat, InEx-Bug), versions and systems."""
+    hosts = sorted(e.text for e in examples if e.label == 0 and e.source.startswith(HOST_SOURCES[1:]))
+    sentences = _capped((line.strip() for text in hosts for line in text.split("\n")
+                         if 4 <= len(line.split()) <= 30 and "://" not in line), 4000)
+    templates = [t for name, git_dir, commit in _specs(specs) for t in form_templates(name, git_dir, commit)]
+    if not templates or not sentences:
+        return []
+    rng = random.Random(SEED)
+    out = []
+    for n in range(FORM_COUNT):
+        template = templates[n % len(templates)]
+        form = _yaml(template) if template.lstrip().startswith(("name:", "description:", "body:")) else {}
+        text = _fill_yaml_form(form, rng, sentences) if form.get("body") else _fill_markdown(template, rng, sentences)
+        if len(text.split()) >= 5:
+            out.append(Example(FORMS, 0, text))
+    return out
+
+
+# the honest groups a tracker's reader meets (--tracker-threshold): reports, tool records, requests,
+# filled forms; not the derived groups (carriers, docs, commits) whose many easy texts pull it down
+TRACKER_GROUPS = ("bugzilla reports", "webcompat issues", "github issues", "signoff honest reports",
+                  "tool-output records", REQUESTS, FORMS)
+
+
+def tracker_like(group: str) -> bool:
+    return group.startswith(TRACKER_GROUPS)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirror", action="append", default=[], help="owner/name=GIT_DIR@COMMIT (repeatable)")
@@ -1029,10 +1146,21 @@ def main() -> int:
                         "the model file records it)")
     parser.add_argument("--requests", action="store_true",
                         help="also train on maintainers' requests to a reporter as honest text (fourteenth pass)")
+    parser.add_argument("--forms", action="append", default=[], metavar="OWNER/NAME=GIT_DIR@COMMIT",
+                        help="also train on this repository's issue templates with their answers filled in, as "
+                        "honest text (repeatable; fifteenth pass)")
+    parser.add_argument("--tracker-threshold", action="store_true",
+                        help="pick the threshold over the tracker-like honest groups only (reports, tool records, "
+                        "requests, filled forms), not the derived ones (fifteenth pass)")
     args = parser.parse_args()
     examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
                                  bare_orders=args.bare_orders, bare_cap=args.bare_cap, requests=args.requests)
-    model, manifest = train(examples, jobs=args.jobs, shape=args.shape)
+    if args.forms:
+        examples += filled_form_examples(args.forms, examples)
+        sources.update({f"github {name} (issue templates)": commit for name, _, commit in _specs(args.forms)})
+        sources["signoff derived filled issue forms"] = (
+            f"the issue templates above, {FORM_COUNT} filled with lines of the reports above, seed {SEED}")
+    model, manifest = train(examples, jobs=args.jobs, shape=args.shape, tracker_threshold=args.tracker_threshold)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")
     return 0
