@@ -583,7 +583,8 @@ _PLACED_SECRET = [
     rf"(?:^|{_IMP})(?:create|open|make|start|post|write|publish|file|add|leave|share|submit) (?:a |an |the |one )?"
     r"(?:new |public |secret )?(?:gist|comment|issue comment|issue|pull request|pr|pastebin|paste|discussion|"
     r"wiki page|release) (?:\S+ ){0,3}?(?:with|containing|that contains|which contains|including|that includes|"
-    rf"holding|listing) (?:\S+ ){{0,4}}?{_KEPT_PRIVATE}(?: \S+){{0,3}}",
+    r"holding|listing|whose (?:\S+ ){1,2}?(?:includes?|contains?|lists?|holds?|shows?|has)) "
+    rf"(?:\S+ ){{0,4}}?{_KEPT_PRIVATE}(?: \S+){{0,3}}",
 ]
 _KEPT_OUT_SOURCE = (
     r"\b(?:redact\w*|remov\w*|mask\w*|hidden|hide|omit\w*|strip\w*|scrub\w*|replac\w*|blank\w*|censor\w*|without|"
@@ -601,14 +602,36 @@ _SECRET_IN_CHANGE = [
     r"appends?|logs?) (?:\S+ ){0,2}?"
     rf"{_KEPT_PRIVATE}\S*(?: \S+){{0,3}}",
 ]
+# The rest of that class, with no change named: a secret committed or pushed ("commit the deploy key to
+# README.md", "push the .env file to the public repository"), or written into what the repository publishes
+# ("add the AWS secret key to the docs folder", "edit README.md to include the deploy key"). Not a secret put
+# in a local setting ("put your API key in config.yaml"), nor in the repository's secret store ("add
+# NPM_TOKEN to the repository secrets"); the words before the secret hold no colon, so a record's fields ("push:
+# true, privacy: secret") are no object of the verb.
+_PUBLISHED_DOC = (
+    r"(?:readme\S*|changelog\S*|docs?(?: folder| directory)?|documentation|release notes|wiki|public "
+    r"repo(?:sitory)?|repo(?:sitory)?|[\w./-]+\.(?:md|rst|markdown))"
+)
+_SECRET_IN_REPO = [
+    rf"(?:^|{_IMP})(?:commit|push|check in|publish) (?:[^\s:]+ ){{0,2}}?{_KEPT_PRIVATE}\S*(?: \S+){{0,4}}",
+    rf"(?:^|{_IMP})(?:edit|update|change|modify|amend) (?:the )?{_PUBLISHED_DOC} (?:\S+ ){{0,3}}?(?:to|so that it|"
+    r"so it) (?:include|contain|list|show|hold|print|mention)s? (?:\S+ ){0,2}?"
+    rf"{_KEPT_PRIVATE}\S*(?: \S+){{0,3}}",
+    rf"(?:^|{_IMP})(?:add|put|write|paste|copy|insert|append|include) (?:[^\s:]+ ){{0,2}}?{_KEPT_PRIVATE}\S*"
+    rf"(?: \S+){{0,3}}? (?:to|into|in) (?:the |a |our |this |its )?{_PUBLISHED_DOC}\b(?: \S+){{0,2}}",
+]
 _SECRET_TOPIC = compile_re(
     _KEPT_OUT_SOURCE + "|"
     # kept out of the repository, or its name listed ("adds .env to .gitignore", "adds GITHUB_TOKEN to the
     # list of variables")
     r"(?:\.?gitignore|\.?dockerignore|ignore file|\blist|\btable)\b|"
+    # the repository's or the CI's secret store, where a secret belongs
+    r"\b(?:secrets? (?:store|settings|manager|vault)|(?:repository|repo|org|organization|environment|actions|ci) "
+    r"secrets?|settings|vault)\b|"
     rf"{_KEPT_PRIVATE} (?:support|field|fields|parameter|param|option|flag|validation|rotation|refresh|handling|"
     r"check|checks|docs|documentation|setting|settings|prompt|input|placeholder|example|length|strength|reset|"
-    r"generation|masking|redaction|type|types|class|helper|parser|scope|scopes|expiry|expiration|format|env var "
+    r"generation|masking|redaction|type|types|class|helper|parser|scope|scopes|permission|permissions|expiry|expiration|"
+    r"format|env var "
     r"name|variable name|name|names|lookup|auth|authentication|provider|manager|store|storage|loader)\b"
 )
 _KEPT_OUT = compile_re(_KEPT_OUT_SOURCE)
@@ -932,6 +955,7 @@ RULES: tuple[Family, ...] = (
     _family(EXFILTRATION, _EXFIL, view="plain"),
     _family(EXFILTRATION, _PLACED_SECRET, view="plain", unless=_KEPT_OUT),
     _family(EXFILTRATION, _SECRET_IN_CHANGE, view="plain", unless=_SECRET_TOPIC),
+    _family(EXFILTRATION, _SECRET_IN_REPO, view="plain", unless=_SECRET_TOPIC),
     _family(ACCOUNT_TAKEOVER, _TAKEOVER),
     _family(DESTRUCTIVE_ACTION, _DESTRUCTIVE, view="plain"),
 )
