@@ -293,6 +293,17 @@ def same_person(handle: str, people: set[str]) -> bool:
 _LABEL_NUMBER = re.compile(r"^\W*(?:[A-Za-z]+\s+)?#(\d+)\W*:\s")
 
 
+# The component an item or a commit subject opens with, naming what changed: NLog's "XmlParser - Refactor ...",
+# "FileTarget - ...", pygments' "Haskell: ..." (after the numbers an item opens with); a kind (`fix:`) is none
+_TOPIC = re.compile(r"^[\s*+-]*(?:(?:#\d+|\+)[\s,:+]*)*([A-Za-z][\w.]*[A-Za-z0-9])(?:\s+-|:)\s+\S")
+
+
+def _topic(text: str) -> str | None:
+    """The component a text opens with (lower case), or None."""
+    m = _TOPIC.match(text)
+    return m.group(1).lower() if m and not _KIND_PREFIX.match(m.group(0).lstrip(" *+-")) else None
+
+
 def _labelled(item: str, n: str) -> bool:
     """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
     and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
@@ -1395,7 +1406,10 @@ class Knowledge:
         file or a fragment), and its diff holds nine in ten of the item's words, the line it added among them.
         No other commit the item's words restate can contradict a number whose own pull request wrote the item
         (jest 30.4.0's "Project config validator now emits ... (#16132)", written by #16132, sharing more words
-        with #16133's subject, "fix: support `silent` and `verbose` as project config")."""
+        with #16133's subject, "fix: support `silent` and `verbose` as project config"), unless the item says every
+        word of that commit's title: a pull request may add other pull requests' lines with its own (grape's
+        "Fix double wrap on json errors (#2771)" added #2770's "Avoid per-entry array allocation in
+        `Request#build_headers`", its branch holding the main line's new section), and checks in `_ref`."""
         made = [c for c in carriers if c.own == n]
         if self.diff_of is None or not made or len(said) < MIN_ITEM_WORDS or not any(
                 _CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for c in made for p in self._touched(c)):
@@ -1449,6 +1463,15 @@ class Knowledge:
         # a change carried over by a pull request merging branches names the original's number, opened
         # before the pull request that carried it (tokio's #8264 under "(#8288)"); a higher one is no original
         original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
+        # An item opening with the component it changes ("XmlParser - Refactor to reduce code complexity") is the
+        # commit of that component it shares words with, when one alone does, not another component's commit saying
+        # more of its words (NLog's "ScopeContextAsyncState - Refactor to reduce code complexity", a phrase the
+        # maintainer writes for many components); other components' commits then excuse no number either.
+        topic, topical = _topic(item), False
+        if own is not None and named is None and topic is not None and _topic(own.subject) not in (None, topic):
+            same = [c for c in self.carriers if _topic(c.subject) == topic and len(item_words & c.words) >= 2]
+            if len(same) == 1:
+                own, topical = same[0], True
         if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "supported") if self._twin_elsewhere(n, own) else Verdict(claim, "unsupported", wrong)
@@ -1465,12 +1488,14 @@ class Knowledge:
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
         if own is not None and n not in own.refs and not original and \
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
-                and (named is not None or self._restates(item_words, own.words)) \
-                and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and (named is not None or topical or self._restates(item_words, own.words)) \
+                and not any(similarity(item_words, c.words) >= RELATED and not (topical and _topic(c.subject) != topic)
+                            for c in carriers) \
                 and not any(n in c.fragments and item_words & c.words and not self._notes_only(c) for c in carriers) \
-                and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
+                and not _credits_maker(item, carriers, own) \
+                and not (self._wrote_the_line(n, item_words, carriers) and not _says_whole_title(item, own.title)) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
-                and (self._stranger(n, item, own, item_refs, carriers)
+                and (topical or self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
