@@ -30,6 +30,7 @@ from signoff.notes.pulls import (
     evidence,
     identifier_words,
     item_words,
+    names_unheld_identifier,
     names_unseen_code,
     shared_words,
     unrelated,
@@ -772,6 +773,8 @@ class Knowledge:
         said, known = item_words(item), self._known[n]
         if self.diff_of is None:
             return own[0] if unrelated(said, known, self._common) else None
+        if len(known) >= LARGE_DIFF and len(item_refs) == 1 and self._off_large_messages(said, n, own):
+            return own[0]
         # The messages leave it uncertain when they share none of the item's words, or one: the
         # words of the lines the pull request changed then decide (`pulls.diff_decides`).
         shared = shared_words(said, known)
@@ -780,8 +783,13 @@ class Knowledge:
         named = unit_code if len(item_words(unit)) >= MIN_ITEM_WORDS else item_code
         # (the parts of an identifier git holds nowhere whole tie nothing: `retry` of `retry_forever`)
         chance = [w for w in shared if w not in unseen_identifier_parts(named, known)]
-        if len(item_refs) == 1 and len(chance) <= CHANCE and names_unseen_code(named, known) and \
+        # (however many words a long description shares by chance, an identifier of which neither the messages
+        # nor the diff hold any part is no name of this change: simplejson's description of 411 words says
+        # `keep`, `fail`, `upload`, `local` and `queue` of CI jobs, and nothing of `retry_forever`)
+        if len(item_refs) == 1 and names_unseen_code(named, known) and \
+                (len(chance) <= CHANCE or names_unheld_identifier(named, known)) and \
                 len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
+                (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
             # whatever chance words it shares with them (a `retry_forever` option credited to "Fix
@@ -819,6 +827,18 @@ class Knowledge:
         if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item_code, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff, len(diff) >= LARGE_DIFF) else None
+
+    def _off_large_messages(self, said: set[str], n: str, own: list[Carrier]) -> bool:
+        """Whether a long item credited to a pull request whose messages hold most words of any item (1,000
+        or more, as a diff that large: simplejson's #367, whose description of 36,000 characters is an agent's
+        report of 1,381 words) is about something else: what they share ties nothing, and the item says no
+        word of the title, and the diff holds fewer than half its words or is as large (a `Session.request()`
+        that no longer accepts a `timeout` for "Fix free-threading (3.14t) crashes: heap types, ...")."""
+        titled = set().union(*(item_words(c.title) for c in own))
+        if len(said) < LONG_ITEM or len(titled) < MIN_EVIDENCE_WORDS or shared_words(said, titled):
+            return False
+        diff = self._diff(n, own)
+        return len(diff) >= MIN_EVIDENCE_WORDS and (len(diff) >= LARGE_DIFF or len(said & diff) * 2 < len(said))
 
     def _named_by_paths_alone(self, said: set[str], word: str, n: str, own: list[Carrier]) -> bool:
         """Whether an item of five words shares its one word with the pull request only by the name of a

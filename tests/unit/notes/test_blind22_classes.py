@@ -4,6 +4,8 @@ pull requests' changelog lines, simplejson's long pull request descriptions)."""
 
 from __future__ import annotations
 
+import itertools
+
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.pulls import diff_words
 
@@ -61,3 +63,58 @@ def test_a_pull_request_adding_another_ones_changelog_line_did_not_write_that_it
     k.diff_of = lambda commit: diffs.get(commit, set())
     assert _unsupported(k, GRAPE.format(n=2770) + GRAPE_OTHER, "CHANGELOG.md") == set()
     assert _unsupported(k, GRAPE.format(n=2771) + GRAPE_OTHER, "CHANGELOG.md") == {"#2771", "/pull/2771"}
+
+
+def _report(count: int) -> str:
+    """A pull request description of `count` distinct made-up words (an agent's report of its work)."""
+    syllables = ["ka", "lo", "mi", "ne", "ru", "ti", "sa", "po", "ve", "du", "gi", "fe", "zo", "ba"]
+    made = ("".join(p) for p in itertools.product(syllables, repeat=3))
+    return " ".join(itertools.islice(made, count))
+
+
+def test_an_item_naming_code_no_part_of_which_git_holds_is_another_change() -> None:
+    # simplejson 4.1.1 (blind22): the invented "Add a `retry_forever` option that keeps every failed upload in a
+    # local queue (#378)" passed: the squashed "Add Python 2.7 wheel builds for Windows platforms (#378)" has a
+    # description of 8,600 characters (411 words) saying `keep`, `fail`, `upload`, `local` and `queue` of its CI
+    # jobs, too many words for chance, though neither it nor the diff holds `retry_forever`, `retry` or `forever`
+    body = ("Pre-4.0 simplejson installed cleanly from a local wheelhouse; keep the sdist path. The upload jobs fail "
+            "when artifacts collide, so the queue of uploads is renamed. " + _report(300))
+    k = Knowledge("v4.1.0..v4.1.1", None, [], [
+        _commit(1, "Add Python 2.7 wheel builds for Windows platforms (#378)", body,
+                paths=(".github/workflows/build-and-deploy.yml",)),
+        _commit(2, "Release 4.1.1", paths=("CHANGES.txt", "setup.py"))])
+    diff = ("+      - name: Upload wheels\n+        if: failure() keep going\n+        queue: local wheelhouse\n"
+            "+        CIBW_ARCHS_WINDOWS: AMD64 x86\n+        CIBW_BUILD: cp27-*\n")
+    diffs = {k.carriers[0].hash: diff_words(diff)}
+    k.diff_of = lambda commit: diffs.get(commit, set())
+    item = "* {text}\n  https://github.com/simplejson/simplejson/pull/378\n"
+    invented = "Add a `retry_forever` option that keeps every failed upload in a local queue."
+    assert _unsupported(k, item.format(text=invented), "CHANGES.txt") == {"/pull/378"}
+    # an item naming code the change holds is about it, and so is one naming none
+    assert _unsupported(k, item.format(text="Build `cp27` wheels for Windows AMD64 and x86."), "CHANGES.txt") == set()
+    assert _unsupported(k, item.format(text="Python 2.7 wheels are now built for Windows platforms."),
+                        "CHANGES.txt") == set()
+    # (a part of the identifier the change holds may be the identifier misspelt: not judged so)
+    assert _unsupported(k, item.format(text="Add a `wheel_forever` option that keeps every failed upload in a "
+                                            "local queue."), "CHANGES.txt") == set()
+
+
+def test_messages_holding_most_words_of_any_item_tie_nothing() -> None:
+    # simplejson 4.0.0 (blind22): the invented "**Breaking:** `Session.request()` no longer accepts a `timeout`
+    # argument; pass `deadline=` instead .../pull/367" passed: "Fix free-threading (3.14t) crashes: heap types,
+    # unified per-module state, templated parser, new CI coverage (#367)" has a description of 36,000 characters
+    # (1,381 words) and a diff of 1,511: together they hold every word of the item
+    body = "No longer accept the session timeout argument; pass it on. " + _report(1100)
+    title = ("Fix free-threading (3.14t) crashes: heap types, unified per-module state, templated parser, new CI "
+             "coverage")
+    k = Knowledge("v3.20.2..v4.0.0", None, [], [
+        _commit(1, title + " (#367)", body, paths=("simplejson/_speedups.c",)),
+        _commit(2, "Release 4.0.0", paths=("CHANGES.txt", "setup.py"))])
+    diffs = {k.carriers[0].hash: diff_words("+ request(" + _report(1200).replace(" ", ", ") + ")\n")}
+    k.diff_of = lambda commit: diffs.get(commit, set())
+    item = "- {text} https://github.com/simplejson/simplejson/pull/367\n"
+    invented = "**Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` instead"
+    assert _unsupported(k, item.format(text=invented), "CHANGES.txt") == {"/pull/367"}
+    # an item saying what the title says is about the change
+    assert _unsupported(k, item.format(text="The C extension now uses heap types and per-module state, and no "
+                                            "longer crashes when free-threaded."), "CHANGES.txt") == set()
