@@ -106,7 +106,9 @@ _LIST_MARKER = re.compile(r"^\s*[*+-]\s+")
 _REVERT = re.compile(r'^revert\s+"(?P<title>.+)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
-    r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
+    r"upgrade (?:dependenc|deps)|pin |unpin |release |"
+    # in any tense: grape's "Preparing for release, 3.3.3.", "Prepared the 2.1 release"
+    r"prepar(?:e|es|ed|ing) (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
     r"version |v?\d+\.\d+|re-?fmt\b|fmt\b|"
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"

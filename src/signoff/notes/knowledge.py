@@ -783,11 +783,14 @@ class Knowledge:
         named = unit_code if len(item_words(unit)) >= MIN_ITEM_WORDS else item_code
         # (the parts of an identifier git holds nowhere whole tie nothing: `retry` of `retry_forever`)
         chance = [w for w in shared if w not in unseen_identifier_parts(named, known)]
-        # (however many words a long description shares by chance, an identifier of which neither the messages
-        # nor the diff hold any part is no name of this change: simplejson's description of 411 words says
-        # `keep`, `fail`, `upload`, `local` and `queue` of CI jobs, and nothing of `retry_forever`)
+        # (however many words a long description shares by chance, none of them its title's, an identifier of
+        # which neither the messages nor the diff hold any part is no name of this change: simplejson's
+        # description of 411 words says `keep`, `fail`, `upload`, `local` and `queue` of CI jobs, and nothing of
+        # `retry_forever`; an item saying words of the title may name the public function whose inside changed,
+        # xarray's "Fix :py:func:`open_dataset` raising ``OSError`` ..." for "fix: handle `OSError` in `_get_mtime`")
+        untitled = len(chance) > CHANCE and not shared_words(said, set().union(*(item_words(c.title) for c in own)))
         if len(item_refs) == 1 and names_unseen_code(named, known) and \
-                (len(chance) <= CHANCE or names_unheld_identifier(named, known)) and \
+                (len(chance) <= CHANCE or (untitled and names_unheld_identifier(named, known))) and \
                 len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
                 (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import itertools
 
+from signoff.notes.changes import changelog_lines
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.pulls import diff_words
 
+from .test_changes_groups import _commit as _fact
 from .test_knowledge_classes import _commit, _unsupported
 
 
@@ -94,6 +96,10 @@ def test_an_item_naming_code_no_part_of_which_git_holds_is_another_change() -> N
     assert _unsupported(k, item.format(text="Build `cp27` wheels for Windows AMD64 and x86."), "CHANGES.txt") == set()
     assert _unsupported(k, item.format(text="Python 2.7 wheels are now built for Windows platforms."),
                         "CHANGES.txt") == set()
+    # an item saying a word of the title may name the public function whose inside changed (xarray 2026.07.0's
+    # "Fix :py:func:`open_dataset` raising ``OSError`` ..." for "fix: handle `OSError` in `_get_mtime` ...")
+    assert _unsupported(k, item.format(text="Python 2.7 builds for Windows platforms gain a `retry_forever` "
+                                            "setting."), "CHANGES.txt") == set()
     # (a part of the identifier the change holds may be the identifier misspelt: not judged so)
     assert _unsupported(k, item.format(text="Add a `wheel_forever` option that keeps every failed upload in a "
                                             "local queue."), "CHANGES.txt") == set()
@@ -118,3 +124,14 @@ def test_messages_holding_most_words_of_any_item_tie_nothing() -> None:
     # an item saying what the title says is about the change
     assert _unsupported(k, item.format(text="The C extension now uses heap types and per-module state, and no "
                                             "longer crashes when free-threaded."), "CHANGES.txt") == set()
+
+
+def test_a_release_prepared_in_any_tense_is_housekeeping_for_the_writer() -> None:
+    # grape v3.3.2..v3.3.3 (blind22, the writer without a model): "Preparing for release, 3.3.3." was drafted as a
+    # change of the release, beside the four the maintainers listed; "Prepare for 10.2.0 release" (fd) already was
+    # housekeeping, and so are PHPUnit's "Prepare release" and NLog's "Version 6.0.6 (#6037)"
+    facts = [_fact(1, "Preparing for release, 3.3.3."), _fact(2, "Prepared the 2.1 release"),
+             _fact(3, "Prepare release"), _fact(4, "Fix base-only rescue handlers never firing"),
+             _fact(5, "Preparing the ground for parallel test execution")]
+    assert [line.text for line in changelog_lines(facts)] == ["Fix base-only rescue handlers never firing.",
+                                                              "Preparing the ground for parallel test execution."]
