@@ -329,6 +329,21 @@ def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Seq
 _SHORT_MERGE = re.compile(r"^Merge #(?P<pr>\d+)\s*:\s*(?P<title>\S.*)$")
 
 
+def _main_line(humans: Sequence[dict[str, Any]], commits: Sequence[dict[str, Any]]) -> set[str]:
+    """The hashes of the commits on the range's first-parent line from its tip (the commit no other names as
+    a parent): pushed there or squashed, not brought in by a merge. Empty where the facts hold no parents."""
+    by_hash = {f["hash"]: f for f in commits}
+    named = {p for f in commits for p in f.get("parents") or ()}
+    tips = [f for f in commits if f["hash"] not in named and f.get("parents") is not None]
+    line: set[str] = set()
+    at = tips[0] if len(tips) == 1 else None
+    while at is not None and at["hash"] not in line:
+        line.add(at["hash"])
+        parents = at.get("parents") or []
+        at = by_hash.get(parents[0]) if parents else None
+    return line & {f["hash"] for f in humans}
+
+
 def _numbered_merge(f: dict[str, Any]) -> dict[str, Any]:
     """A merge written `Merge #2703: isolate walk state from Object prototype` (sinonjs/sinon, bors)
     as the pull request it merges, titled by its subject: git's own form is `Merge pull request #N`,
@@ -460,8 +475,12 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     # godoc typo ..." among them), not a part of a merged branch: listed as the commits of a project
     # without pull requests are.
     linear = by_pr and not any(f.get("merge") for f in humans)
-    # A breaking change or a deprecation is listed even when pushed without a pull request.
-    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)))] if by_pr \
+    # A breaking change or a deprecation is listed even when pushed without a pull request, and so is a fix or a
+    # feature a maintainer pushed onto the main line beside the merges (pgx 5.9.2's "Fix SQL sanitizer bugs with
+    # dollar-quoted strings and placeholder overflow", the release's one change), not a commit of a merged branch.
+    pushed = _main_line(humans, commits) if by_pr and not linear else set()
+    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)
+                                                                               or f["hash"] in pushed))] if by_pr \
         else [f for f in humans if not f.get("merge")]
     titles = [_LIST_MARKER.sub("", _gitmoji(f.get("title") or f["subject"])) for f in candidates]
     typed = [_CONVENTIONAL.match(t) for t in titles]
@@ -476,8 +495,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
-        if group is None:
-            continue
+        if group is None or (f["hash"] in pushed and not pr and not _leading(f) and group not in (FEATURES, FIXES)):
+            continue  # (a maintainer's pushed "Docs", "Nit" beside the pull requests: no change a user gets)
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
             group = BREAKING
         if groups and group not in _LEADING_GROUPS:

@@ -135,3 +135,29 @@ def test_a_release_prepared_in_any_tense_is_housekeeping_for_the_writer() -> Non
              _fact(5, "Preparing the ground for parallel test execution")]
     assert [line.text for line in changelog_lines(facts)] == ["Fix base-only rescue handlers never firing.",
                                                               "Preparing the ground for parallel test execution."]
+
+
+def test_a_fix_the_maintainer_pushed_beside_the_merges_is_listed() -> None:
+    # pgx v5.9.1..v5.9.2 (blind22, the writer without a model): the release's one change, "Fix SQL sanitizer bugs
+    # with dollar-quoted strings and placeholder overflow", pushed onto the main line beside two merged pull
+    # requests, was left out as a part of a pull request; a commit of a merged branch still is one
+    def fact(n: int, subject: str, parents: tuple[int, ...], pr: str | None = None, areas: tuple[str, ...] = ("code",),
+             title: str = "") -> dict[str, object]:
+        return {**_fact(n, subject, areas), "parents": [f"{p:040x}" for p in parents], "merge": len(parents) > 1,
+                "pr": pr, "title": title or subject}
+
+    facts = [fact(1, "Release v5.9.2", (2,)),
+             fact(2, "Fix SQL sanitizer bugs with dollar-quoted strings and placeholder overflow", (3,)),
+             fact(3, "Merge pull request #2531 from dolmen-go/godoc-add-links", (5, 4), "2531", (),
+                  "Add links to the package documentation"),
+             fact(4, "Add links to the package documentation", (5,), areas=("docs",)),
+             fact(5, "Fix Stringer types encoded as text instead of numeric value in composite fields", (6,)),
+             fact(6, "Docs", (7,), areas=("docs",)),
+             fact(7, "Merge pull request #2526 from abrightwell/min-proto", (9, 8), "2526", (),
+                  "Update max_protocol_version and min_protocol_version defaults"),
+             fact(8, "Fix the minimum protocol default", (9,))]
+    texts = [line.text for line in changelog_lines(facts)]
+    assert "Fix SQL sanitizer bugs with dollar-quoted strings and placeholder overflow." in texts
+    assert "Fix Stringer types encoded as text instead of numeric value in composite fields." in texts
+    assert not any(t.startswith(("Fix the minimum protocol", "Docs", "Release")) for t in texts)
+    assert any("(#2526)" in t for t in texts)
