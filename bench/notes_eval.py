@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind22` (fetched on 2026-12-07 20:15 UTC, as `blind8`), `blind20` (fetched on
+Sets, reported in this order: `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
@@ -404,7 +404,7 @@ PROJECTS = [
             r"^## {v} / ", "blind20"),
     Project("diffplug/spotless", "6ac5b9de0c5dbf26cc52aac4cc32600359b7f62e", "plugin-gradle/CHANGES.md",
             "gradle/{v}", r"^## \[{v}\] - ", "blind20"),
-    # blind22: fetched on 2026-12-07 20:15 UTC (a Rust HTTP library's conventional changelog with commit links and
+    # blind22: fetched on 2026-12-07 20:10 UTC (a Rust HTTP library's conventional changelog with commit links and
     # `closes`, a Go database driver's hand-written sections crediting people by name, a Ruby API framework's
     # `* [#N](...): text - [@user](...).` items, a .NET logger's `### Version 6.1.2 (2026/04/01)` lists of pull
     # requests, a Python library's plain-text `CHANGES.txt` with bare links, PHPUnit's per-series Keep-a-Changelog
