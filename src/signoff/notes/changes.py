@@ -114,10 +114,11 @@ _HOUSEKEEPING = re.compile(
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
 # Housekeeping a merged pull request's title says anywhere (its merge commit has no files to tell):
-# merging or reverting branches, changelog entries, tests alone, refactoring.
+# merging or reverting branches, changelog entries, tests alone, refactoring, the copyright year (pygments'
+# maintainer's pushed "Fix copyright year.").
 _HOUSEKEEPING_TITLE = re.compile(
     r"^(?:revert\W+)*merge\b|\bchanges?\.(?:rst|md)\b|\bchangelog\b|\bchanges? entr|^add (?:more |missing )?tests?\b|"
-    r"\brefactor(?:ing|ed)?\b|"
+    r"\brefactor(?:ing|ed)?\b|\bcopyright (?:years?|dates?|notices?|headers?)\b|"
     # a fix aimed at a linter's findings ("Fix up some lints on Windows", "Fix clippy warnings"), not the
     # program: a warning users see ("Fix the DeprecationWarning on import") names no linter
     r"^(?:fix(?:e[sd])?|address|silence|resolve)\b(?:\W+\w+){0,3}?\W+(?:lints?|linter|clippy|mypy|ruff|"

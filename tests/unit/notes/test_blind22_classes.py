@@ -152,12 +152,15 @@ def test_a_fix_the_maintainer_pushed_beside_the_merges_is_listed() -> None:
                   "Add links to the package documentation"),
              fact(4, "Add links to the package documentation", (5,), areas=("docs",)),
              fact(5, "Fix Stringer types encoded as text instead of numeric value in composite fields", (6,)),
-             fact(6, "Docs", (7,), areas=("docs",)),
+             fact(6, "Docs", (10,), areas=("docs",)),
+             fact(10, "Fix copyright year.", (7,)),
              fact(7, "Merge pull request #2526 from abrightwell/min-proto", (9, 8), "2526", (),
                   "Update max_protocol_version and min_protocol_version defaults"),
-             fact(8, "Fix the minimum protocol default", (9,))]
+             fact(8, "Fix the minimum protocol default", (9,)),
+             fact(9, "Merge pull request #2520 from ann/pool-stats", (12, 11), "2520", (), "Add pool statistics"),
+             fact(11, "Add pool statistics", (12,))]
     texts = [line.text for line in changelog_lines(facts)]
     assert "Fix SQL sanitizer bugs with dollar-quoted strings and placeholder overflow." in texts
     assert "Fix Stringer types encoded as text instead of numeric value in composite fields." in texts
-    assert not any(t.startswith(("Fix the minimum protocol", "Docs", "Release")) for t in texts)
+    assert not any(t.startswith(("Fix the minimum protocol", "Docs", "Release", "Fix copyright")) for t in texts)
     assert any("(#2526)" in t for t in texts)
