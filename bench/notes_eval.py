@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
+Sets, reported in this order: `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
+2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
 UTC, as `blind8`), `blind16` (fetched on
@@ -403,6 +404,24 @@ PROJECTS = [
             r"^## {v} / ", "blind20"),
     Project("diffplug/spotless", "6ac5b9de0c5dbf26cc52aac4cc32600359b7f62e", "plugin-gradle/CHANGES.md",
             "gradle/{v}", r"^## \[{v}\] - ", "blind20"),
+    # blind22: fetched on 2026-12-07 20:10 UTC (a Rust HTTP library's conventional changelog with commit links and
+    # `closes`, a Go database driver's hand-written sections crediting people by name, a Ruby API framework's
+    # `* [#N](...): text - [@user](...).` items, a .NET logger's `### Version 6.1.2 (2026/04/01)` lists of pull
+    # requests, a Python library's plain-text `CHANGES.txt` with bare links, PHPUnit's per-series Keep-a-Changelog
+    # citing issues, read on its `12.5` branch), configured by their heading lines only; sections and plants
+    # exported (`--plant-only`) and committed before the grader first read them
+    Project("hyperium/hyper", "8fcaf1a62787b824fdd7b95a3e7c9ea81acd3449", "CHANGELOG.md", "v{v}",
+            r"^#{2,3} v{v} \(", "blind22"),
+    Project("jackc/pgx", "728cefa8008f2b06aeca071cd3239862aa80f9af", "CHANGELOG.md", "v{v}", r"^# {v} \(",
+            "blind22"),
+    Project("ruby-grape/grape", "eb03d4ad982d4feec1f1b3aaf4f48a66e65f28c0", "CHANGELOG.md", "v{v}",
+            r"^### {v} \(", "blind22"),
+    Project("NLog/NLog", "01a20bc9b61c0d6296e5b6e62a0518a443b944b5", "CHANGELOG.md", "v{v}",
+            r"^### Version {v} \(", "blind22"),
+    Project("simplejson/simplejson", "639b2ee73b2de6b385fcd4d44e0e08054a4d8a0e", "CHANGES.txt", "v{v}",
+            r"^Version {v} released ", "blind22"),
+    Project("sebastianbergmann/phpunit", "45544b20764d5802107736ebe53b8e455169c1c7", "ChangeLog-12.5.md", "{v}",
+            r"^## \[{v}\] - ", "blind22"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -418,8 +437,8 @@ _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version
                           r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[|"
                           r"\d{4}\.\d{2}\.\d{2}, Version \d)")
 # (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
-# (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date)
-_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+)")
+# (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date; NLog's `### Version 6.1.2 (2026/04/01)`)
+_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+|Version \d)")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 # an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
 # ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
@@ -1072,8 +1091,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b", "blind16", "blind15d",
-            "blind15c", "blind15b", "blind15", "blind14", "blind13",
+    sets = ["blind22", "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b", "blind16",
+            "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]

@@ -106,16 +106,19 @@ _LIST_MARKER = re.compile(r"^\s*[*+-]\s+")
 _REVERT = re.compile(r'^revert\s+"(?P<title>.+)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
-    r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
+    r"upgrade (?:dependenc|deps)|pin |unpin |release |"
+    # in any tense: grape's "Preparing for release, 3.3.3.", "Prepared the 2.1 release"
+    r"prepar(?:e|es|ed|ing) (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
     r"version |v?\d+\.\d+|re-?fmt\b|fmt\b|"
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
 # Housekeeping a merged pull request's title says anywhere (its merge commit has no files to tell):
-# merging or reverting branches, changelog entries, tests alone, refactoring.
+# merging or reverting branches, changelog entries, tests alone, refactoring, the copyright year (pygments'
+# maintainer's pushed "Fix copyright year.").
 _HOUSEKEEPING_TITLE = re.compile(
     r"^(?:revert\W+)*merge\b|\bchanges?\.(?:rst|md)\b|\bchangelog\b|\bchanges? entr|^add (?:more |missing )?tests?\b|"
-    r"\brefactor(?:ing|ed)?\b|"
+    r"\brefactor(?:ing|ed)?\b|\bcopyright (?:years?|dates?|notices?|headers?)\b|"
     # a fix aimed at a linter's findings ("Fix up some lints on Windows", "Fix clippy warnings"), not the
     # program: a warning users see ("Fix the DeprecationWarning on import") names no linter
     r"^(?:fix(?:e[sd])?|address|silence|resolve)\b(?:\W+\w+){0,3}?\W+(?:lints?|linter|clippy|mypy|ruff|"
@@ -327,6 +330,21 @@ def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Seq
 _SHORT_MERGE = re.compile(r"^Merge #(?P<pr>\d+)\s*:\s*(?P<title>\S.*)$")
 
 
+def _main_line(humans: Sequence[dict[str, Any]], commits: Sequence[dict[str, Any]]) -> set[str]:
+    """The hashes of the commits on the range's first-parent line from its tip (the commit no other names as
+    a parent): pushed there or squashed, not brought in by a merge. Empty where the facts hold no parents."""
+    by_hash = {f["hash"]: f for f in commits}
+    named = {p for f in commits for p in f.get("parents") or ()}
+    tips = [f for f in commits if f["hash"] not in named and f.get("parents") is not None]
+    line: set[str] = set()
+    at = tips[0] if len(tips) == 1 else None
+    while at is not None and at["hash"] not in line:
+        line.add(at["hash"])
+        parents = at.get("parents") or []
+        at = by_hash.get(parents[0]) if parents else None
+    return line & {f["hash"] for f in humans}
+
+
 def _numbered_merge(f: dict[str, Any]) -> dict[str, Any]:
     """A merge written `Merge #2703: isolate walk state from Object prototype` (sinonjs/sinon, bors)
     as the pull request it merges, titled by its subject: git's own form is `Merge pull request #N`,
@@ -458,8 +476,12 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     # godoc typo ..." among them), not a part of a merged branch: listed as the commits of a project
     # without pull requests are.
     linear = by_pr and not any(f.get("merge") for f in humans)
-    # A breaking change or a deprecation is listed even when pushed without a pull request.
-    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)))] if by_pr \
+    # A breaking change or a deprecation is listed even when pushed without a pull request, and so is a fix or a
+    # feature a maintainer pushed onto the main line beside the merges (pgx 5.9.2's "Fix SQL sanitizer bugs with
+    # dollar-quoted strings and placeholder overflow", the release's one change), not a commit of a merged branch.
+    pushed = _main_line(humans, commits) if by_pr and not linear else set()
+    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and (linear or _leading(f)
+                                                                               or f["hash"] in pushed))] if by_pr \
         else [f for f in humans if not f.get("merge")]
     titles = [_LIST_MARKER.sub("", _gitmoji(f.get("title") or f["subject"])) for f in candidates]
     typed = [_CONVENTIONAL.match(t) for t in titles]
@@ -474,8 +496,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
-        if group is None:
-            continue
+        if group is None or (f["hash"] in pushed and not pr and not _leading(f) and group not in (FEATURES, FIXES)):
+            continue  # (a maintainer's pushed "Docs", "Nit" beside the pull requests: no change a user gets)
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):
             group = BREAKING
         if groups and group not in _LEADING_GROUPS:

@@ -189,7 +189,8 @@ def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
     """A commit as a fact: its identity, and what a writer needs to list it: whether it is a merge,
     the pull request it names as its own (`pr`: `(#N)` at the end of a squash subject, or a merge's
     `Merge pull request #N`), the title to list (a merged pull request's title is the first line of
-    the merge's body), a `BREAKING CHANGE:` trailer, and the areas its files touch."""
+    the merge's body), a `BREAKING CHANGE:` trailer, the areas its files touch, and its parents (which
+    commits a maintainer pushed onto the main line, beside the branches merged into it)."""
     a = commit["author"]
     subject, body = commit["subject"], commit["body"]
     merge = len(commit["parents"]) > 1
@@ -198,7 +199,7 @@ def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "commit", "hash": commit["hash"], "subject": subject, "author": a["name"],
             "email": a["email"], "date": a["date"], "merge": merge, "pr": m.group(1) if m else None,
             "title": title, "breaking": "BREAKING" in body and bool(_BREAKING.search(body)),
-            "areas": areas(commit["files"])}
+            "areas": areas(commit["files"]), "parents": list(commit["parents"])}
 
 
 @dataclass

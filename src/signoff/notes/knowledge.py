@@ -30,6 +30,7 @@ from signoff.notes.pulls import (
     evidence,
     identifier_words,
     item_words,
+    names_unheld_identifier,
     names_unseen_code,
     shared_words,
     unrelated,
@@ -291,6 +292,17 @@ def same_person(handle: str, people: set[str]) -> bool:
 
 # An item opening with its number as a label (Sphinx's `* #13392: Fix ...`, ripgrep's `[BUG #2750]: ...`)
 _LABEL_NUMBER = re.compile(r"^\W*(?:[A-Za-z]+\s+)?#(\d+)\W*:\s")
+
+
+# The component an item or a commit subject opens with, naming what changed: NLog's "XmlParser - Refactor ...",
+# "FileTarget - ...", pygments' "Haskell: ..." (after the numbers an item opens with); a kind (`fix:`) is none
+_TOPIC = re.compile(r"^[\s*+-]*(?:(?:#\d+|\+)[\s,:+]*)*([A-Za-z][\w.]*[A-Za-z0-9])(?:\s+-|:)\s+\S")
+
+
+def _topic(text: str) -> str | None:
+    """The component a text opens with (lower case), or None."""
+    m = _TOPIC.match(text)
+    return m.group(1).lower() if m and not _KIND_PREFIX.match(m.group(0).lstrip(" *+-")) else None
 
 
 def _labelled(item: str, n: str) -> bool:
@@ -761,6 +773,8 @@ class Knowledge:
         said, known = item_words(item), self._known[n]
         if self.diff_of is None:
             return own[0] if unrelated(said, known, self._common) else None
+        if len(known) >= LARGE_DIFF and len(item_refs) == 1 and self._off_large_messages(said, n, own):
+            return own[0]
         # The messages leave it uncertain when they share none of the item's words, or one: the
         # words of the lines the pull request changed then decide (`pulls.diff_decides`).
         shared = shared_words(said, known)
@@ -769,8 +783,16 @@ class Knowledge:
         named = unit_code if len(item_words(unit)) >= MIN_ITEM_WORDS else item_code
         # (the parts of an identifier git holds nowhere whole tie nothing: `retry` of `retry_forever`)
         chance = [w for w in shared if w not in unseen_identifier_parts(named, known)]
-        if len(item_refs) == 1 and len(chance) <= CHANCE and names_unseen_code(named, known) and \
+        # (however many words a long description shares by chance, none of them its title's, an identifier of
+        # which neither the messages nor the diff hold any part is no name of this change: simplejson's
+        # description of 411 words says `keep`, `fail`, `upload`, `local` and `queue` of CI jobs, and nothing of
+        # `retry_forever`; an item saying words of the title may name the public function whose inside changed,
+        # xarray's "Fix :py:func:`open_dataset` raising ``OSError`` ..." for "fix: handle `OSError` in `_get_mtime`")
+        untitled = len(chance) > CHANCE and not shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        if len(item_refs) == 1 and names_unseen_code(named, known) and \
+                (len(chance) <= CHANCE or (untitled and names_unheld_identifier(named, known))) and \
                 len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
+                (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
             # whatever chance words it shares with them (a `retry_forever` option credited to "Fix
@@ -808,6 +830,18 @@ class Knowledge:
         if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item_code, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff, len(diff) >= LARGE_DIFF) else None
+
+    def _off_large_messages(self, said: set[str], n: str, own: list[Carrier]) -> bool:
+        """Whether a long item credited to a pull request whose messages hold most words of any item (1,000
+        or more, as a diff that large: simplejson's #367, whose description of 36,000 characters is an agent's
+        report of 1,381 words) is about something else: what they share ties nothing, and the item says no
+        word of the title, and the diff holds fewer than half its words or is as large (a `Session.request()`
+        that no longer accepts a `timeout` for "Fix free-threading (3.14t) crashes: heap types, ...")."""
+        titled = set().union(*(item_words(c.title) for c in own))
+        if len(said) < LONG_ITEM or len(titled) < MIN_EVIDENCE_WORDS or shared_words(said, titled):
+            return False
+        diff = self._diff(n, own)
+        return len(diff) >= MIN_EVIDENCE_WORDS and (len(diff) >= LARGE_DIFF or len(said & diff) * 2 < len(said))
 
     def _named_by_paths_alone(self, said: set[str], word: str, n: str, own: list[Carrier]) -> bool:
         """Whether an item of five words shares its one word with the pull request only by the name of a
@@ -1395,7 +1429,10 @@ class Knowledge:
         file or a fragment), and its diff holds nine in ten of the item's words, the line it added among them.
         No other commit the item's words restate can contradict a number whose own pull request wrote the item
         (jest 30.4.0's "Project config validator now emits ... (#16132)", written by #16132, sharing more words
-        with #16133's subject, "fix: support `silent` and `verbose` as project config")."""
+        with #16133's subject, "fix: support `silent` and `verbose` as project config"), unless the item says every
+        word of that commit's title: a pull request may add other pull requests' lines with its own (grape's
+        "Fix double wrap on json errors (#2771)" added #2770's "Avoid per-entry array allocation in
+        `Request#build_headers`", its branch holding the main line's new section), and checks in `_ref`."""
         made = [c for c in carriers if c.own == n]
         if self.diff_of is None or not made or len(said) < MIN_ITEM_WORDS or not any(
                 _CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for c in made for p in self._touched(c)):
@@ -1449,6 +1486,15 @@ class Knowledge:
         # a change carried over by a pull request merging branches names the original's number, opened
         # before the pull request that carried it (tokio's #8264 under "(#8288)"); a higher one is no original
         original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
+        # An item opening with the component it changes ("XmlParser - Refactor to reduce code complexity") is the
+        # commit of that component it shares words with, when one alone does, not another component's commit saying
+        # more of its words (NLog's "ScopeContextAsyncState - Refactor to reduce code complexity", a phrase the
+        # maintainer writes for many components); other components' commits then excuse no number either.
+        topic, topical = _topic(item), False
+        if own is not None and named is None and topic is not None and _topic(own.subject) not in (None, topic):
+            same = [c for c in self.carriers if _topic(c.subject) == topic and len(item_words & c.words) >= 2]
+            if len(same) == 1:
+                own, topical = same[0], True
         if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "supported") if self._twin_elsewhere(n, own) else Verdict(claim, "unsupported", wrong)
@@ -1465,12 +1511,14 @@ class Knowledge:
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
         if own is not None and n not in own.refs and not original and \
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
-                and (named is not None or self._restates(item_words, own.words)) \
-                and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and (named is not None or topical or self._restates(item_words, own.words)) \
+                and not any(similarity(item_words, c.words) >= RELATED and not (topical and _topic(c.subject) != topic)
+                            for c in carriers) \
                 and not any(n in c.fragments and item_words & c.words and not self._notes_only(c) for c in carriers) \
-                and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
+                and not _credits_maker(item, carriers, own) \
+                and not (self._wrote_the_line(n, item_words, carriers) and not _says_whole_title(item, own.title)) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
-                and (self._stranger(n, item, own, item_refs, carriers)
+                and (topical or self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"

@@ -268,6 +268,22 @@ def unseen_identifier_parts(item: str, seen: set[str]) -> set[str]:
     return out
 
 
+def names_unheld_identifier(item: str, seen: set[str]) -> bool:
+    """Whether an item names a snake_case or camelCase identifier of which git holds nothing at all: neither
+    the identifier whole nor any of its parts (`retry_forever`, with no `retry` and no `forever`). A change's
+    own item names what it changed; one whose parts git holds (`wheel_forever`) may be the name misspelt."""
+    flat = {w.replace("_", "") for w in seen}
+    for quoted, code in _CODE.findall(_EMAIL.sub(" ", without_links(item))):
+        name = (quoted or code).strip()
+        if name.isupper() or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*", name):
+            continue
+        whole = {w.replace("_", "") for w in words(name.lower())}
+        parts = words(_CAMEL.sub(" ", name).replace("_", " "))
+        if not whole & flat and not {w.replace("_", "") for w in parts} & flat:
+            return True
+    return False
+
+
 def common_words(per_commit: list[set[str]]) -> set[str]:
     """The words many commits of a range share (in at least three, and a tenth of them)."""
     seen: dict[str, int] = {}
