@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind23` (fetched on 2026-12-07 20:27 UTC, as `blind8`), `blind20` (fetched on
+Sets, reported in this order: `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind20` (fetched on
 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
@@ -404,7 +404,7 @@ PROJECTS = [
             r"^## {v} / ", "blind20"),
     Project("diffplug/spotless", "6ac5b9de0c5dbf26cc52aac4cc32600359b7f62e", "plugin-gradle/CHANGES.md",
             "gradle/{v}", r"^## \[{v}\] - ", "blind20"),
-    # blind23: fetched on 2026-12-07 20:27 UTC (a JavaScript monorepo's changesets `packages/mobx/CHANGELOG.md`
+    # blind23: fetched on 2026-12-07 20:23 UTC (a JavaScript monorepo's changesets `packages/mobx/CHANGELOG.md`
     # citing commit, pull request and author per item, an Elixir job queue's `## v2.18.2 — 2024-08-16` sections
     # of prose items, a Swift library's Keep-a-Changelog with reference-style `([#911])` links, a C tool's
     # `NEWS.md` citing CVEs, authors and full hashes, a Dart formatter's undated `## 3.1.12` sections citing
