@@ -21,6 +21,7 @@ from typing import Any
 from signoff.notes.facts import area_of
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
+    CHANGELOG_FILE,
     LONG_ITEM,
     MIN_EVIDENCE_WORDS,
     MIN_ITEM_WORDS,
@@ -175,9 +176,7 @@ CODE_WORDS = frozenset("allow annot assert bas build but call check clas cod cre
 # What an item says of a change to the documentation (as `words` reads them)
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
-# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
-_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$|"
-                             r"(?:^|/)release[-_]?notes/[^/]+$", re.IGNORECASE)
+_CHANGELOG_FILE = CHANGELOG_FILE
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -1411,6 +1410,18 @@ class Knowledge:
             return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
 
+    def _wrote_its_number(self, n: str, said: set[str], own: Carrier) -> bool:
+        """Whether the item's own commit wrote the item into the changelog itself, `n` in it: a squashed pull request
+        that changed the changelog beside its code, and whose diff holds `n` and nine in ten of the item's words. The
+        number is the one its author chose to cite (the issue it fixes: pint 0.25.3's "Defer expensive loading of
+        dask.array (#2265)", written by #2276), not one the commit contradicts; a number its line does not say is."""
+        if self.diff_of is None or len(own.parents) > 1 or len(said) < MIN_ITEM_WORDS or \
+                own.versions or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
+                not any(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in self._touched(own)):
+            return False
+        diff = self._diff(f"commit {own.hash}", [own])
+        return f"#{n}" in diff and len(said & diff) * 10 >= len(said) * 9
+
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
         """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
@@ -1469,6 +1480,7 @@ class Knowledge:
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not any(n in c.fragments and item_words & c.words and not self._notes_only(c) for c in carriers) \
                 and not _credits_maker(item, carriers, own) and not self._wrote_the_line(n, item_words, carriers) \
+                and not self._wrote_its_number(n, item_words, own) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):

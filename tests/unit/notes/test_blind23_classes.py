@@ -1,0 +1,39 @@
+"""Claims the grader checks against commits in hand (no git): the classes found on the blind23 set of
+2026-12-07 (pint's items citing the issue their own pull request wrote into `CHANGES`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from signoff.notes.knowledge import Knowledge
+from signoff.notes.pulls import diff_words
+
+from .test_knowledge_classes import _commit, _unsupported
+
+REAL = Path(__file__).resolve().parents[2] / "data" / "notes-real"
+
+
+def test_the_blind23_set_is_recorded() -> None:
+    sets = {json.loads(p.read_text(encoding="utf-8"))["set"] for p in REAL.glob("*/case.json")}
+    assert "blind23" in sets
+
+
+def test_an_item_its_own_pull_request_wrote_with_its_number_cites_what_the_author_chose() -> None:
+    # pint 0.25.3 (blind23): "Defer expensive loading of dask.array (#2265)" was "git says #2276": the squashed
+    # pull request #2276 wrote that very line, issue number included, into `CHANGES` (three false alarms)
+    k = Knowledge("0.25.1..0.25.3", None, [], [
+        _commit(1, "Enh: Defer expensive loading of dask.array (#2276)", paths=("CHANGES", "pint/compat.py"))])
+    k.diff_of = lambda commit: diff_words(
+        "+++ b/CHANGES\n+- Defer expensive loading of dask.array (#2265)\n"
+        "+++ b/pint/compat.py\n+    import dask.array  # deferred until first use\n")
+    line = "- Defer expensive loading of dask.array (#{n})\n"
+    assert _unsupported(k, line.format(n=2265)) == set()
+    assert _unsupported(k, line.format(n=2276)) == set()
+    # a number the line it wrote does not say is still contradicted by the commit's own
+    assert _unsupported(k, line.format(n=2266)) == {"#2266"}
+    # and one a commit wrote without touching the changelog names no entry of its own
+    k2 = Knowledge("0.25.1..0.25.3", None, [], [
+        _commit(1, "Enh: Defer expensive loading of dask.array (#2276)", paths=("pint/compat.py",))])
+    k2.diff_of = lambda commit: diff_words("+++ b/pint/compat.py\n+    # see 2265: import dask.array lazily\n")
+    assert _unsupported(k2, line.format(n=2265)) == {"#2265"}
