@@ -965,6 +965,10 @@ class Knowledge:
         request may be the issue it fixed, opened before it: only a higher one is contradicted."""
         if issues_cited and role == "any" and own.own is not None and own.named - item_refs == {own.own} and \
                 int(n) < int(own.own):
+            if len(item_refs) == 1 and own.closes and n not in own.closes:
+                # unless the commit's message says which issues it fixes, none of them `N` (dart_style's "Prefer to
+                # split call chains for single-element targets (#1733)" for #1842, saying "Fix #1732")
+                return f"git says #{sorted(own.closes, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
             return ""
         if own.named - item_refs:
             says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
@@ -1490,11 +1494,15 @@ class Knowledge:
                 or self._wrong_merge(claim.role, n, own, item_refs, carriers, issues_cited or _labelled(item, n)))
             if wrong and self._twin_elsewhere(n, own):
                 return Verdict(claim, "supported")
-            if wrong and own.rebased and not carriers and claim.role == "pr" and \
-                    all(int(n) > int(x) for x in own.named):
+            fixes_only = bool(own.named) and own.named <= own.closes and not issues_cited
+            if wrong and own.rebased and not carriers and (claim.role == "pr" or (claim.role == "any" and fixes_only)) \
+                    and all(int(n) > int(x) for x in own.named):
                 # a pull request link opened after every number its commit names may be the one the maintainer
                 # rebased it from, whose number git does not keep; a lower one cannot be (GitHub numbers in
-                # order). A bare `#N` may be the issue the commit closes, as its message says (`_wrong_pr`).
+                # order). A bare `#N` may be the issue the commit closes, as its message says (`_wrong_pr`),
+                # unless the message names only the issues it fixes, each lower, in a changelog citing pull requests,
+                # no issue (jq's "Reject U+001F in string literals (fix #2909)" for the item's `#2911`): an issue there
+                # is cited as such, and a bare number that is none of the commit's is then its lost pull request's
                 return Verdict(claim, "not_checkable", "pull request landed by a maintainer's rebase, its number lost")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)

@@ -37,3 +37,30 @@ def test_an_item_its_own_pull_request_wrote_with_its_number_cites_what_the_autho
         _commit(1, "Enh: Defer expensive loading of dask.array (#2276)", paths=("pint/compat.py",))])
     k2.diff_of = lambda commit: diff_words("+++ b/pint/compat.py\n+    # see 2265: import dask.array lazily\n")
     assert _unsupported(k2, line.format(n=2265)) == {"#2265"}
+
+
+def test_a_bare_number_above_the_issue_a_rebased_commit_fixes_may_be_its_lost_pull_request() -> None:
+    # jq 1.7.1 (blind23): "Reject U+001F in string literals. @torsten-schenk @itchyny @wader #2911" was "git says
+    # #2909": the maintainer rebased #2911 as "Reject U+001F in string literals (fix #2909)", keeping only the issue
+    from .test_blind20_classes import _landed
+    item = "- Implicitly registered group routes should be allowed overwritten in default routes. #{n}\n"
+    k = _landed(numbered=False)
+    assert _unsupported(k, item.format(n=3049)) == set()
+    # a number below the issue it fixes is neither that issue nor a pull request opened to fix it
+    assert _unsupported(k, item.format(n=3046)) == {"#3046"}
+    # a subject's own "(#3036)" is no issue it fixes: a bare number beside it is judged as before
+    said = "- feat: add support for HTTP QUERY method #{n}\n"
+    assert _unsupported(k, said.format(n=3038)) == {"#3038"}
+
+
+def test_a_bare_number_beside_the_one_issue_its_commit_says_it_fixes_is_contradicted() -> None:
+    # dart_style 3.1.10 (blind23): the planted "Prefer to split call chains for single-element targets (#1733)" was
+    # supported: the changelog cites issues, and #1733 is below the pull request #1842, whose message says "Fix #1732"
+    k = Knowledge("v3.1.9..v3.1.10", None, [], [
+        _commit(1, "Prefer to split call chains for single-element targets. (#1842)", "Fix #1732"),
+        _commit(2, "Separate imports into sections. (#1843)", "Fix #1120")])
+    section = ("* Separate imports into sections (#1120).\n\n"
+               "* Prefer to split call chains for single-element targets (#{n}).\n")
+    assert _unsupported(k, section.format(n=1732), "CHANGELOG.md") == set()
+    assert _unsupported(k, section.format(n=1842), "CHANGELOG.md") == set()
+    assert _unsupported(k, section.format(n=1733), "CHANGELOG.md") == {"#1733"}
