@@ -1126,6 +1126,15 @@ class Knowledge:
             # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
             # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
+        if claim.role == "signed" and _other_credits(claim.value, item):
+            # one of several handles signing an item (jq's "... bright backgrounds. @mjarosie @taoky @nicowilliams
+            # @itchyny #2904", a change by taoky): who helped, reviewed or rewrote it signs beside its author
+            return Verdict(claim, "not_checkable", "one of several people signing the change")
+        if claim.role == "signed" and not all(item_refs & c.named for c in named):
+            # a signature is judged as a name is (`_name_credit`): against the commit its number names, not one its
+            # words merely restate (jq's "Fix memory leak on failed get for setpath/2. @emanuele6 #2970", whose
+            # number no subject carries, restating DavidKorczynski's "jq_fuzz_execute: fix memory leak")
+            return Verdict(claim, "not_checkable", "handle signing a change git ties to its commit by words only")
         if _other_credits(claim.value, item) and any(not self.by_ref.get(n) for n in item_refs):
             # several people credited for several changes, one of which no commit of the range carries (a pull
             # request merged elsewhere, or whose commit lost its number): the handle may be that one's author
@@ -1151,8 +1160,11 @@ class Knowledge:
         if BOTS.search(claim.value):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
         mine = {c.hash for c in made}
-        elsewhere = [self._authors(hashes) for hashes in credited.get(claim.value, []) if not hashes & mine]
-        if elsewhere and all(others and not others & self._authors(frozenset(mine)) for others in elsewhere):
+        # (a signature names everyone who made a change, its co-authors too: jq's "@wader", signing Mattias Wadman's
+        # change and one he co-authored with itchyny, is no one else on either; a credit "by @x" names its author)
+        makers = self._makers if claim.role == "signed" else self._authors
+        elsewhere = [makers(hashes) for hashes in credited.get(claim.value, []) if not hashes & mine]
+        if elsewhere and all(others and not others & makers(frozenset(mine)) for others in elsewhere):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
                            f"; the changelog credits @{claim.value} for a change by someone else")
         # the account a merge came from stands for its branch's commits
@@ -1247,6 +1259,18 @@ class Knowledge:
                         made |= {n for b in branch for n in self._email_names.get(b.email, set())}
                         self._known_as.setdefault(_ident(source.group(1)), set()).update(made)
         return self._known_as.get(_ident(handle), set())
+
+    def _makers(self, hashes: frozenset[str] | set[str]) -> set[str]:
+        """Who made these commits: their authors (`_authors`) and the people their `Co-authored-by:` trailers name
+        (a bot's or agent's help is no one's), normalised."""
+        out = self._authors(hashes)
+        for h in hashes:
+            c = self.by_hash.get(h)
+            if c is not None:
+                out |= {x for name, email in _CO_AUTHOR.findall(c.body)
+                        if not (BOTS.search(name) or _AGENTS.search(name))
+                        for x in (_ident(name), _ident(email.split("@")[0]))}
+        return out - {""}
 
     def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
         """Who wrote these commits (not who landed them), normalised: names and email local parts."""

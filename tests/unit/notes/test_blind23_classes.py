@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from signoff.notes.knowledge import Knowledge
+from signoff.notes.meaning import read_claims
 from signoff.notes.pulls import diff_words
 
 from .test_knowledge_classes import _commit, _unsupported
@@ -64,3 +65,51 @@ def test_a_bare_number_beside_the_one_issue_its_commit_says_it_fixes_is_contradi
     assert _unsupported(k, section.format(n=1732), "CHANGELOG.md") == set()
     assert _unsupported(k, section.format(n=1842), "CHANGELOG.md") == set()
     assert _unsupported(k, section.format(n=1733), "CHANGELOG.md") == {"#1733"}
+
+
+def _jq() -> Knowledge:
+    itchyny = ("itchyny", "itchyny@example.org")
+    return Knowledge("jq-1.8.1..jq-1.8.2", None, [], [
+        _commit(1, "Fix use-after-free in args2obj() array argument path (#3498)",
+                author=("Scott Seal", "ss@example.org")),
+        _commit(2, "Fix syntax error assertion failure (fix #3348) (#3350)", author=itchyny),
+        _commit(3, "Refactor @uri and @urid to fix multi-byte UTF-8 corruption (#3495)", author=itchyny),
+        _commit(4, "Fix the default colors to use 39, the default foreground color (#2904)",
+                author=("taoky", "taoky@example.org"))])
+
+
+def test_a_handle_signing_an_item_before_its_number_is_a_credit() -> None:
+    # jq 1.8.2 (blind23): "Fix use-after-free in `args2obj()` array argument path. @sseal #3498" credits @sseal, but
+    # the signature was read as no claim: the planted @itchyny, who made other changes of the release, was missed
+    section = ("- Fix use-after-free in `args2obj()` array argument path. {who} #3498\n"
+               "- Fix assertion failure when syntax error happens at the end of the query. @itchyny #3350\n"
+               "- Refactor @uri and @urid to fix multi-byte UTF-8 corruption. @itchyny #3495\n")
+    assert _unsupported(_jq(), section.format(who="@sseal"), "NEWS.md") == set()
+    assert _unsupported(_jq(), section.format(who="@itchyny"), "NEWS.md") == {"@itchyny"}
+    # a handle in the item's text is no signature, and neither is one before other words
+    assert [c.kind for c in read_claims("- Use @property for the getter #12\n")] == ["ref"]
+
+
+def test_several_handles_signing_an_item_may_have_helped() -> None:
+    # jq 1.7.1 (blind23): "... bright backgrounds. @mjarosie @taoky @nicowilliams @itchyny #2904", a change by
+    # taoky: those who reviewed or rewrote it sign beside its author, and tie none of them to another change
+    section = ("- Make the default background color more suitable. @mjarosie @taoky @nicowilliams @itchyny #2904\n"
+               "- Fix assertion failure when syntax error happens at the end of the query. @itchyny #3350\n")
+    assert _unsupported(_jq(), section, "NEWS.md") == set()
+
+
+def test_a_handle_credited_for_a_co_authored_change_is_no_one_else() -> None:
+    # jq 1.8.2 (blind23): "@wader" signs Mattias Wadman's "Add wiki link to navigation bar" and itchyny's CVE fix
+    # that Mattias Wadman co-authored: each was "the changelog credits @wader for a change by someone else"
+    k = Knowledge("jq-1.8.1..jq-1.8.2", None, [], [
+        _commit(1, "website: Add wiki link to navigation bar (#3424)", author=("Mattias Wadman", "mw@example.org")),
+        _commit(2, "Fix out-of-bounds read in jv_parse_sized() (#3501)",
+                "Co-authored-by: Mattias Wadman <mw@example.org>", author=("itchyny", "itchyny@example.org")),
+        _commit(3, "Fix memory leak in the fuzzer (#3502)", author=("David K", "dk@example.org"))])
+    section = ("- Add wiki link to navigation bar. @wader #3424\n"
+               "- Fix out-of-bounds read in `jv_parse_sized()`. @wader #3501\n"
+               "- Fix memory leak in the fuzzer. {who} #3502\n")
+    assert _unsupported(k, section.format(who="@davidk"), "NEWS.md") == set()
+    assert _unsupported(k, section.format(who="@wader"), "NEWS.md") == {"@wader"}
+    # a signature on an item whose number no commit carries is judged by no commit its words restate
+    assert "@wader" not in _unsupported(k, section.format(who="@wader").replace("#3502", "#3970"), "NEWS.md")
