@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
+Sets, reported in this order: `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on
+2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
@@ -404,6 +405,22 @@ PROJECTS = [
             r"^## {v} / ", "blind20"),
     Project("diffplug/spotless", "6ac5b9de0c5dbf26cc52aac4cc32600359b7f62e", "plugin-gradle/CHANGES.md",
             "gradle/{v}", r"^## \[{v}\] - ", "blind20"),
+    # blind23: fetched on 2026-12-07 20:23 UTC (a JavaScript monorepo's changesets `packages/mobx/CHANGELOG.md`
+    # citing commit, pull request and author per item, an Elixir job queue's `## v2.18.2 — 2024-08-16` sections
+    # of prose items, a Swift library's Keep-a-Changelog with reference-style `([#911])` links, a C tool's
+    # `NEWS.md` citing CVEs, authors and full hashes, a Dart formatter's undated `## 3.1.12` sections citing
+    # issues, a Python library's hand-written underlined `CHANGES`), configured by their heading lines only;
+    # sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("mobxjs/mobx", "01211a698b64ea94de8e5f276ff8235fcf8ddf96", "packages/mobx/CHANGELOG.md", "mobx@{v}",
+            r"^## {v}$", "blind23"),
+    Project("sorentwo/oban", "412b56a0c2ba4399ec39f1305b63eb285673b226", "CHANGELOG.md", "v{v}", r"^## v{v} — ",
+            "blind23"),
+    Project("apple/swift-argument-parser", "2f77f2fccb6e84fecff338c37b199e33e7dfd119", "CHANGELOG.md", "{v}",
+            r"^## \[{v}\] - ", "blind23"),
+    Project("jqlang/jq", "579e6f76cffd7643ba4002a2c3618a5ea710589a", "NEWS.md", "jq-{v}", r"^# {v}$", "blind23"),
+    Project("dart-lang/dart_style", "39edc2d946a5d7bd1caf6f1695f366b00f7b873c", "CHANGELOG.md", "v{v}", r"^## {v}$",
+            "blind23"),
+    Project("hgrecco/pint", "6fc05335ef2820736efec7c5b9d55433acfb6aad", "CHANGES", "{v}", r"^{v} \(", "blind23"),
     # blind22: fetched on 2026-12-07 20:10 UTC (a Rust HTTP library's conventional changelog with commit links and
     # `closes`, a Go database driver's hand-written sections crediting people by name, a Ruby API framework's
     # `* [#N](...): text - [@user](...).` items, a .NET logger's `### Version 6.1.2 (2026/04/01)` lists of pull
@@ -1091,8 +1108,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind22", "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b", "blind16",
-            "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
+    sets = ["blind23", "blind22", "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
+            "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]

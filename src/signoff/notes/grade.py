@@ -207,8 +207,8 @@ def _credits(units: list[Unit], knowledge: Knowledge) -> dict[str, list[frozense
             continue  # no credit in it
         claims = read_claims(text, release=heading)
         handles = {c.value for c in claims if c.kind == "author"}
-        if not handles:
-            continue
+        if not handles or (len(handles) > 1 and any(c.role == "signed" for c in claims if c.kind == "author")):
+            continue  # (handles signing an item together may have helped: they tie none of them to its author)
         made = frozenset(c.hash for c in knowledge.made(plain_text(text), {c.value for c in claims if c.kind == "ref"}))
         for handle in handles:
             if made:

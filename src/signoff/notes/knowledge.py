@@ -21,6 +21,7 @@ from typing import Any
 from signoff.notes.facts import area_of
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
+    CHANGELOG_FILE,
     LONG_ITEM,
     MIN_EVIDENCE_WORDS,
     MIN_ITEM_WORDS,
@@ -176,9 +177,7 @@ CODE_WORDS = frozenset("allow annot assert bas build but call check clas cod cre
 # What an item says of a change to the documentation (as `words` reads them)
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
-# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
-_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$|"
-                             r"(?:^|/)release[-_]?notes/[^/]+$", re.IGNORECASE)
+_CHANGELOG_FILE = CHANGELOG_FILE
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -1000,6 +999,10 @@ class Knowledge:
         request may be the issue it fixed, opened before it: only a higher one is contradicted."""
         if issues_cited and role == "any" and own.own is not None and own.named - item_refs == {own.own} and \
                 int(n) < int(own.own):
+            if len(item_refs) == 1 and own.closes and n not in own.closes:
+                # unless the commit's message says which issues it fixes, none of them `N` (dart_style's "Prefer to
+                # split call chains for single-element targets (#1733)" for #1842, saying "Fix #1732")
+                return f"git says #{sorted(own.closes, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
             return ""
         if own.named - item_refs:
             says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
@@ -1157,6 +1160,15 @@ class Knowledge:
             # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
             # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
+        if claim.role == "signed" and _other_credits(claim.value, item):
+            # one of several handles signing an item (jq's "... bright backgrounds. @mjarosie @taoky @nicowilliams
+            # @itchyny #2904", a change by taoky): who helped, reviewed or rewrote it signs beside its author
+            return Verdict(claim, "not_checkable", "one of several people signing the change")
+        if claim.role == "signed" and not all(item_refs & c.named for c in named):
+            # a signature is judged as a name is (`_name_credit`): against the commit its number names, not one its
+            # words merely restate (jq's "Fix memory leak on failed get for setpath/2. @emanuele6 #2970", whose
+            # number no subject carries, restating DavidKorczynski's "jq_fuzz_execute: fix memory leak")
+            return Verdict(claim, "not_checkable", "handle signing a change git ties to its commit by words only")
         if _other_credits(claim.value, item) and any(not self.by_ref.get(n) for n in item_refs):
             # several people credited for several changes, one of which no commit of the range carries (a pull
             # request merged elsewhere, or whose commit lost its number): the handle may be that one's author
@@ -1182,8 +1194,11 @@ class Knowledge:
         if BOTS.search(claim.value):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
         mine = {c.hash for c in made}
-        elsewhere = [self._authors(hashes) for hashes in credited.get(claim.value, []) if not hashes & mine]
-        if elsewhere and all(others and not others & self._authors(frozenset(mine)) for others in elsewhere):
+        # (a signature names everyone who made a change, its co-authors too: jq's "@wader", signing Mattias Wadman's
+        # change and one he co-authored with itchyny, is no one else on either; a credit "by @x" names its author)
+        makers = self._makers if claim.role == "signed" else self._authors
+        elsewhere = [makers(hashes) for hashes in credited.get(claim.value, []) if not hashes & mine]
+        if elsewhere and all(others and not others & makers(frozenset(mine)) for others in elsewhere):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
                            f"; the changelog credits @{claim.value} for a change by someone else")
         # the account a merge came from stands for its branch's commits
@@ -1278,6 +1293,18 @@ class Knowledge:
                         made |= {n for b in branch for n in self._email_names.get(b.email, set())}
                         self._known_as.setdefault(_ident(source.group(1)), set()).update(made)
         return self._known_as.get(_ident(handle), set())
+
+    def _makers(self, hashes: frozenset[str] | set[str]) -> set[str]:
+        """Who made these commits: their authors (`_authors`) and the people their `Co-authored-by:` trailers name
+        (a bot's or agent's help is no one's), normalised."""
+        out = self._authors(hashes)
+        for h in hashes:
+            c = self.by_hash.get(h)
+            if c is not None:
+                out |= {x for name, email in _CO_AUTHOR.findall(c.body)
+                        if not (BOTS.search(name) or _AGENTS.search(name))
+                        for x in (_ident(name), _ident(email.split("@")[0]))}
+        return out - {""}
 
     def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
         """Who wrote these commits (not who landed them), normalised: names and email local parts."""
@@ -1448,6 +1475,18 @@ class Knowledge:
             return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
 
+    def _wrote_its_number(self, n: str, said: set[str], own: Carrier) -> bool:
+        """Whether the item's own commit wrote the item into the changelog itself, `n` in it: a squashed pull request
+        that changed the changelog beside its code, and whose diff holds `n` and nine in ten of the item's words. The
+        number is the one its author chose to cite (the issue it fixes: pint 0.25.3's "Defer expensive loading of
+        dask.array (#2265)", written by #2276), not one the commit contradicts; a number its line does not say is."""
+        if self.diff_of is None or len(own.parents) > 1 or len(said) < MIN_ITEM_WORDS or \
+                own.versions or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
+                not any(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in self._touched(own)):
+            return False
+        diff = self._diff(f"commit {own.hash}", [own])
+        return f"#{n}" in diff and len(said & diff) * 10 >= len(said) * 9
+
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
         """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
@@ -1517,6 +1556,7 @@ class Knowledge:
                 and not any(n in c.fragments and item_words & c.words and not self._notes_only(c) for c in carriers) \
                 and not _credits_maker(item, carriers, own) \
                 and not (self._wrote_the_line(n, item_words, carriers) and not _says_whole_title(item, own.title)) \
+                and not self._wrote_its_number(n, item_words, own) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (topical or self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
@@ -1526,11 +1566,15 @@ class Knowledge:
                 or self._wrong_merge(claim.role, n, own, item_refs, carriers, issues_cited or _labelled(item, n)))
             if wrong and self._twin_elsewhere(n, own):
                 return Verdict(claim, "supported")
-            if wrong and own.rebased and not carriers and claim.role == "pr" and \
-                    all(int(n) > int(x) for x in own.named):
+            fixes_only = bool(own.named) and own.named <= own.closes and not issues_cited
+            if wrong and own.rebased and not carriers and (claim.role == "pr" or (claim.role == "any" and fixes_only)) \
+                    and all(int(n) > int(x) for x in own.named):
                 # a pull request link opened after every number its commit names may be the one the maintainer
                 # rebased it from, whose number git does not keep; a lower one cannot be (GitHub numbers in
-                # order). A bare `#N` may be the issue the commit closes, as its message says (`_wrong_pr`).
+                # order). A bare `#N` may be the issue the commit closes, as its message says (`_wrong_pr`),
+                # unless the message names only the issues it fixes, each lower, in a changelog citing pull requests,
+                # no issue (jq's "Reject U+001F in string literals (fix #2909)" for the item's `#2911`): an issue there
+                # is cited as such, and a bare number that is none of the commit's is then its lost pull request's
                 return Verdict(claim, "not_checkable", "pull request landed by a maintainer's rebase, its number lost")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)

@@ -54,6 +54,10 @@ _REPORTER_BEFORE = re.compile(r"\b(?:issue|report(?:ed|s)?|suggest(?:ed|ion)?|re
 _LISTED = re.compile(r"[\s`\]]*(?:,|&|\band\b|,\s*and\b)[\s`\[]*")
 _CREDIT_AFTER = re.compile(r"[`_\]]*\s*(?:\([^)]*\)\s*)?[)\]]|"
                            r"[`_\]]*\s+made\s+(?:their|his|her)\s+first\s+contribution")
+# a handle signing an item: after its text, only other handles and the item's reference or commit up to the line's
+# end (jq's "Fix assertion failure when ... the query. @itchyny #3350", "... @AsafMeizner @itchyny 0c7d133c3c")
+_SIGNED_AFTER = re.compile(r"(?:[ \t]+@[A-Za-z0-9][\w.-]*)*[ \t]+\(?(?:#\d+|[0-9a-f]{7,40})\)?[ \t]*$", re.MULTILINE)
+_SIGNED_BEFORE = re.compile(r"[.!?)][ \t]+(?:@[A-Za-z0-9][\w.-]*[ \t]+)*$")  # the item's sentence ended before
 # A credit by name (Sphinx's "Patch by Adam Turner", "Contributed by Ann Lee and Bo Chen"): who made the
 # change, as a handle in a credit says it. Each name is one to four words, each capitalised but a
 # particle (`van`, `de`), listed with `,`, `and` or `&` up to the end of the sentence.
@@ -276,9 +280,11 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         listed = previous is not None and _LISTED.fullmatch(work, previous[0], m.start())
         read = previous[1] if listed and previous is not None else \
             "reporter" if _REPORTER_BEFORE.search(work, 0, m.start()) else \
-            "credit" if _CREDIT_BEFORE.search(work, 0, m.start()) or _CREDIT_AFTER.match(work, m.end()) else ""
-        if read == "credit":
-            out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]")))
+            "credit" if _CREDIT_BEFORE.search(work, 0, m.start()) or _CREDIT_AFTER.match(work, m.end()) else \
+            "signed" if _SIGNED_AFTER.match(work, m.end()) and _SIGNED_BEFORE.search(work, 0, m.start()) else ""
+        if read in ("credit", "signed"):
+            out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]"),
+                               "signed" if read == "signed" else ""))
         elif read == "reporter":
             out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]"), checkable=False,
                                why="who reported the issue, not who made the change"))

@@ -59,6 +59,11 @@ MIN_EVIDENCE_WORDS = 3  # a pull request git says this little about cannot contr
 LONG_ITEM = 6  # an item this long saying only one word many commits share is about something else
 
 
+# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
+CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$|"
+                            r"(?:^|/)release[-_]?notes/[^/]+$", re.IGNORECASE)
+_FILE_HEADER = re.compile(r"^\+\+\+ (?:b/)?(.*)$")
+_CITED = re.compile(r"(?<![\w&/])#(\d+)\b")
 _NUMBERS = re.compile(r"(?<![\w.#])\d+(?:\.\d+)+(?![\w])")  # `3.9`, `26.1`: what a pull request may name too
 _NEGATED = re.compile(r"^(?:un|non)(?=\w{4})")  # `unequal`, `nonempty`: `equal`, `empty`
 SUMMARY = 3  # an item naming this many pull requests sums them up: none of them need say its words
@@ -325,5 +330,19 @@ def diff_words(diff: str) -> set[str]:
     "Drop support for Python 3.9", 229 files and 771 lines of `uv.lock`, is a diff so large that what
     it holds ties nothing, with or without the lock file)."""
     locked = "\n".join(m.group(0) for m in _LOCK_PART.finditer(diff))
-    own = _changed_words(_LOCK_PART.sub("", diff))
+    own = _changed_words(_LOCK_PART.sub("", diff)) | changelog_citations(diff)
     return own | {LOCKED + w for w in _changed_words(locked) - own} if locked else own
+
+
+def changelog_citations(diff: str) -> set[str]:
+    """The numbers (`#2265`) of the lines a diff adds to a changelog file: what the change's author cited in the
+    entry it wrote (pint's pull request #2276 adding "Defer expensive loading of dask.array (#2265)" to `CHANGES`).
+    Written with their `#`, they match no word of an item."""
+    out: set[str] = set()
+    writing = False
+    for line in diff.splitlines():
+        if (header := _FILE_HEADER.match(line)) is not None:
+            writing = bool(CHANGELOG_FILE.search(header.group(1).strip()))
+        elif writing and line.startswith("+"):
+            out |= {"#" + n for n in _CITED.findall(line)}
+    return out
