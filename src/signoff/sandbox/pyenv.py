@@ -35,6 +35,7 @@ from signoff.sandbox.model import Mount, PythonEnv, SandboxUnavailable
 VENV_DST = "/opt/signoff-venv"
 SYSTEM_CACHE = Path("/var/cache/signoff/sandbox-python")
 _FORMAT = 3  # 3: what pip installed is kept with the environment
+_BOOTSTRAP = 2  # 2: what ensurepip brought stays when a requirement or an installed distribution names it
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,7 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
     root = cache_root(Path(cache_dir), uid, gid)
     base = _base_python(root, uid, gid, base_python)
-    key = {"format": _FORMAT, "base": base.identity, "requirements": reqs,
-           "requirements_file": req_file.read_text() if req_file else None, "allow_builds": allow_builds}
+    key = env_key(base.identity, base.version, reqs, req_file.read_text() if req_file else None, allow_builds)
     digest = canonical_digest(key)
     env_dir = root / f"venv-{digest[:24]}"
     if not (env_dir / ".complete").exists():
@@ -75,6 +75,17 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     return PythonEnv(digest=digest, host_path=env_dir, python=f"{VENV_DST}/bin/python", mounts=mounts,
                      python_version=base.version, requirements=reqs + ([f"-r {req_file.name}"] if req_file else []),
                      installed=installed)
+
+
+def env_key(identity: str, version: str, reqs: list[str], req_text: str | None, allow_builds: bool) -> dict[str, Any]:
+    """What a cached environment is found by. An interpreter given its own pip also carries how that pip's
+    leftovers are removed (`_BOOTSTRAP`): an environment an older rule built keeps its name otherwise, and is used
+    again as it is (pydicom's, without the setuptools it asked for, until removed by hand; blind17)."""
+    key: dict[str, Any] = {"format": _FORMAT, "base": identity, "requirements": reqs, "requirements_file": req_text,
+                           "allow_builds": allow_builds}
+    if not _pip_supports(version):
+        key["bootstrap"] = _BOOTSTRAP
+    return key
 
 
 def find_python(version: str) -> str:
