@@ -588,6 +588,22 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
 
 _TOX_REF = re.compile(r"^\{\[([^\]]+)\]([\w-]+)\}$")
 _TOX_FACTOR = re.compile(r"^([\w.,!-]+):\s+")
+# How to install, not what: tox hands each deps line to `pip install` as its arguments, where `-U` upgrades; a
+# requirements file has no such option (pip: "Invalid requirement: -U"). sqlfluff's tox.ini: `-Urrequirements.txt`.
+_TOX_INSTALL_ONLY = re.compile(r"^(?:--upgrade|--force-reinstall|-U)(?:\s+|$)")
+_TOX_UPGRADE_CLUSTER = re.compile(r"^-U(?=[a-zA-Z])")
+
+
+def _tox_pip_line(line: str) -> str:
+    """A tox deps line as a requirement line: `pip install`'s options that only say how to install (`-U`,
+    `--upgrade`, `--force-reinstall`) dropped, and `-U` clustered with the option after it (`-Ur FILE`,
+    `-Urrequirements.txt`, `-Ue .`) read as that option, as pip's command line reads it."""
+    while True:
+        line = _TOX_UPGRADE_CLUSTER.sub("-", line)
+        stripped = _TOX_INSTALL_ONLY.sub("", line)
+        if stripped == line:
+            return line
+        line = stripped
 
 
 def _python_factors(version: tuple[int, int]) -> set[str]:
@@ -627,8 +643,8 @@ def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
             ref = _TOX_REF.match(line)
             if ref and depth < MAX_INCLUDES:
                 out += deps(ref.group(1), ref.group(2), depth + 1)
-            elif line and not line.startswith("#") and "{" not in line:
-                out.append(line)
+            elif line and not line.startswith("#") and "{" not in line and _tox_pip_line(line):
+                out.append(_tox_pip_line(line))
         return out
 
     out = deps("testenv", "deps", 0)

@@ -107,6 +107,15 @@ _REMOVED_STDLIB = {"imp", "distutils", "asynchat", "asyncore", "smtpd", "cgi", "
                    "nis", "ossaudiodev", "sndhdr", "spwd", "sunau", "lib2to3"}
 
 
+UNBUILT_FIX = ("signoff runs the committed source as it is and builds nothing: a project whose compiled extensions or "
+               "generated modules must exist first cannot be verified this way (a person must build and test it)")
+# The project's own words for a build step its checkout lacks (hydra: "Error importing generated parsers, run
+# `python setup.py antlr` to regenerate.", printed before `sys.exit(1)`, so no exception names the module).
+_BUILD_STEP = re.compile(r"\b(?:python\d?(?:\.\d+)? )?setup\.py (?!test\b|install\b|develop\b)\w+|\bregenerate\b|"
+                         r"\bgenerated (?:parsers?|code|files?|modules?)\b.*\b(?:missing|not found|error|run)\b|"
+                         r"\b(?:error importing|could not import|cannot import) generated\b", re.I)
+
+
 def collection_fix(detail: str) -> str:
     """What to do about a collection error, from what it says: a module to install, a pytest or a
     Python the tests were not written for, the project's root as the working folder (scrapy's conftest
@@ -114,9 +123,7 @@ def collection_fix(detail: str) -> str:
     if _PROJECT_FILES.search(detail):
         return WORKDIR_FIX
     if "is the checkout's own compiled extension" in detail or "is the checkout's own module and is not" in detail:
-        return ("signoff runs the committed source as it is and builds nothing: a project whose compiled "
-                "extensions or generated modules must exist first cannot be verified this way (a person must "
-                "build and test it)")
+        return UNBUILT_FIX
     if "is in the checkout but not in the harness" in detail:
         return ("freeze the helper with the test: a harness folder keeps every file in it (--harness tests), or "
                 "copy the helper into the harness before freezing it")
@@ -181,6 +188,8 @@ _REFUSED_PLUGIN = re.compile(r"PluginValidationError: Plugin '([^']+)' for hook 
 
 def no_report_fix(detail: str) -> str:
     """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    if _BUILD_STEP.search(detail):
+        return UNBUILT_FIX
     refused = _REFUSED_PLUGIN.search(detail)
     if refused:
         return (f"this pytest refuses the plugin `{refused.group(1)}`: its `{refused.group(2)}` takes arguments this "
@@ -463,7 +472,7 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
         fix = WORKDIR_FIX
     if not fix:
         fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
-               "harness_integrity": integrity_fix, "import_shadowed": shadowed_fix}.get(
+               "harness_integrity": integrity_fix, "import_shadowed": shadowed_fix, "timeout": timeout_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix
@@ -542,6 +551,26 @@ _NETWORK = re.compile(r"'pip', '(download|install|wheel)'|\bpip (download|instal
 NETWORK_FIX = ("the tests' setup reaches for the network (a `pip download`, a URL), and runs have none: pick tests "
                "whose fixtures work offline, or have a person run these where the network is; the run's output is "
                "in the evidence")
+
+
+# What the run guard says on a run's stderr when a test reached for a host (runner_files/signoff_guard.py).
+_GUARD_NETWORK = re.compile(r"^signoff-guard: the tests reached for the network: (\S+)$", re.M)
+NETWORK_WAIT_FIX = ("the tests wait on a host they cannot reach (runs have no network; a download retried with pauses "
+                    "outlasts the run): give them what they download beforehand, pick tests that work offline, or "
+                    "have a person run these where the network is")
+
+
+def network_reached(stderr: str) -> str:
+    """`; the tests reached for the network (HOST:PORT), which runs never have` when the run guard said so on the
+    run's stderr (pydicom's tests download their data files at import, retrying with pauses, blind17); "" when
+    it did not. A message only: it judges nothing."""
+    m = _GUARD_NETWORK.search(stderr)
+    return f"; the tests reached for the network ({m.group(1)}), which runs never have" if m else ""
+
+
+def timeout_fix(detail: str) -> str:
+    """What to do about a run that timed out: about the network when the run reached for it."""
+    return NETWORK_WAIT_FIX if "reached for the network" in detail else FIXES["timeout"]
 
 
 def _errors_alike(base: Summary, candidate: Summary, regression: Summary) -> dict[str, str] | None:

@@ -47,6 +47,7 @@ from signoff.repair.verdict import (
     Run,
     Summary,
     classify,
+    network_reached,
     project_files_line,
     reason,
     skipped_as_on_base,
@@ -316,7 +317,8 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
     tail = internal_error(execution.stdout or "") or internal_error(execution.stderr or "") or \
         _tail_cause(execution.stderr or execution.stdout or "")
     if execution.timed_out:
-        return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
+        return Run("timeout", f"timed out after {timeout:g}s{network_reached(execution.stderr or '')}", [],
+                   execution.exit_code, record, digest)
     if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):
         return Run("resource_limit", f"stopped by the sandbox ({execution.outcome})", [], execution.exit_code,
                    record, digest)

@@ -35,6 +35,7 @@ from signoff.sandbox.model import Mount, PythonEnv, SandboxUnavailable
 VENV_DST = "/opt/signoff-venv"
 SYSTEM_CACHE = Path("/var/cache/signoff/sandbox-python")
 _FORMAT = 3  # 3: what pip installed is kept with the environment
+_BOOTSTRAP = 2  # 2: what ensurepip brought stays when a requirement or an installed distribution names it
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,7 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
     root = cache_root(Path(cache_dir), uid, gid)
     base = _base_python(root, uid, gid, base_python)
-    key = {"format": _FORMAT, "base": base.identity, "requirements": reqs,
-           "requirements_file": req_file.read_text() if req_file else None, "allow_builds": allow_builds}
+    key = env_key(base.identity, base.version, reqs, req_file.read_text() if req_file else None, allow_builds)
     digest = canonical_digest(key)
     env_dir = root / f"venv-{digest[:24]}"
     if not (env_dir / ".complete").exists():
@@ -75,6 +75,17 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     return PythonEnv(digest=digest, host_path=env_dir, python=f"{VENV_DST}/bin/python", mounts=mounts,
                      python_version=base.version, requirements=reqs + ([f"-r {req_file.name}"] if req_file else []),
                      installed=installed)
+
+
+def env_key(identity: str, version: str, reqs: list[str], req_text: str | None, allow_builds: bool) -> dict[str, Any]:
+    """What a cached environment is found by. An interpreter given its own pip also carries how that pip's
+    leftovers are removed (`_BOOTSTRAP`): an environment an older rule built keeps its name otherwise, and is used
+    again as it is (pydicom's, without the setuptools it asked for, until removed by hand; blind17)."""
+    key: dict[str, Any] = {"format": _FORMAT, "base": identity, "requirements": reqs, "requirements_file": req_text,
+                           "allow_builds": allow_builds}
+    if not _pip_supports(version):
+        key["bootstrap"] = _BOOTSTRAP
+    return key
 
 
 def find_python(version: str) -> str:
@@ -298,6 +309,26 @@ def _pip_supports(version: str) -> bool:
 
 
 _OWN_PIP = ("pip", "setuptools", "wheel", "distribute")
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _named(lines: list[str]) -> set[str]:
+    """The distributions requirement lines name (`setuptools<71`, `wheel ; python_version < "3.12"`), as PEP 503
+    compares them; options and includes name none."""
+    return {re.sub(r"[-_.]+", "-", m.group(1)).lower() for line in lines if (m := _REQUIREMENT_NAME.match(line))}
+
+
+def bootstrap_leftovers(report: dict[str, Any], lines: list[str]) -> list[str]:
+    """What an interpreter's own ensurepip put in the environment (pip, setuptools, wheel) that nobody asked for:
+    removed after the install, so that the environment holds what was asked for, as under the running pip. Asked
+    for is what the requirement lines name and what an installed distribution requires: a requirement the
+    bootstrap's copy already satisfied is in pip's report nowhere (pydicom's `setuptools<71` on Python 3.8, whose
+    ensurepip brings setuptools 49: removed, its `import pkg_resources` failed every test, blind17)."""
+    asked = _named(lines)
+    for item in report.get("install") or []:
+        meta = item.get("metadata") or {}
+        asked |= _named([str(meta.get("name") or ""), *(str(r) for r in meta.get("requires_dist") or [])])
+    return [n for n in _OWN_PIP if n not in asked]
 
 
 def _own_pip(venv: Path, network: bool) -> tuple[str | None, str]:
@@ -382,13 +413,18 @@ def requirement_named(cause: str, path: str, lines: list[str]) -> str:
     return re.sub(rf"-r {re.escape(path)} \(line (\d+)\)", line, cause)
 
 
-def _installed(report: Path) -> list[dict[str, object]]:
-    """Name, version, where from and the archive's hashes of everything pip installed (its
-    `--report`); nothing when pip wrote no report."""
+def _report(report: Path) -> dict[str, Any]:
+    """pip's `--report` of the install; empty when pip wrote none."""
     try:
         data = json.loads(report.read_text())
     except (OSError, ValueError):
-        return []
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _installed(data: dict[str, Any]) -> list[dict[str, object]]:
+    """Name, version, where from and the archive's hashes of everything pip installed (its
+    `--report`); nothing when pip wrote no report."""
     out: list[dict[str, object]] = []
     for item in data.get("install") or []:
         meta = item.get("metadata") or {}
@@ -430,13 +466,14 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
         # theirs, not the pytest added here.
         args += (["-r", str(req_file)] if req_file else []) + reqs
         out = _pip(args, own_pip)
-        installed = _installed(report)
+        data = _report(report)
+        installed = _installed(data)
         report.unlink(missing_ok=True)
         if own_pip and out.returncode == 0:
             # The environment holds what was asked for, as under the running pip: not the pip used.
-            asked = {str(i["name"]).lower() for i in installed}
-            extra = [n for n in _OWN_PIP if n not in asked]
-            _pip(["uninstall", "--quiet", "--yes", *extra], own_pip)
+            lines = [*reqs, *(req_file.read_text().splitlines() if req_file else [])]
+            if extra := bootstrap_leftovers(data, lines):
+                _pip(["uninstall", "--quiet", "--yes", *extra], own_pip)
         if out.returncode != 0:
             log = "\n".join(part for part in (out.stdout.strip(), out.stderr.strip()) if part)
             cause = pip_cause(log)

@@ -7,6 +7,7 @@ import fnmatch
 import hashlib
 import importlib.util
 import marshal
+import os
 import sys
 import tomllib
 import types
@@ -247,3 +248,27 @@ def test_a_plugin_of_the_environment_replacing_pytests_reporter_by_name_removes_
     monkeypatch.setattr(guard, "_trusted", ())
     monkeypatch.setitem(guard._PLACES, "checkout", (here,))
     assert "hook implementation removed: pytest_collection" in _reporter_swap(guard, replace=True)
+
+
+def test_the_guard_tells_the_first_host_outside_the_machine_once() -> None:
+    """pydicom's tests (blind17) download their data files at import, each retried with pauses: the run only
+    timed out. The guard now says which host they reached for, on the run's own stderr; a server of the
+    test's own (loopback, a unix socket) is none."""
+    guard = _fresh_guard()
+    read, write = os.pipe()
+    guard._network["fd"] = write
+    try:
+        guard._audit_event("socket.getaddrinfo", ("localhost", 8000, 0, 1, 6))
+        guard._audit_event("socket.connect", (object(), ("127.0.0.1", 8000)))
+        guard._audit_event("socket.connect", (object(), "/tmp/server.sock"))
+        guard._audit_event("socket.getaddrinfo", ("github.com", 443, 0, 1, 6))
+        guard._audit_event("socket.connect", (object(), ("140.82.112.3", 443)))
+    finally:
+        os.close(write)
+    with os.fdopen(read) as f:
+        said = f.read()
+    assert said == f"{guard.NETWORK_NOTE}github.com:443\n"
+    from signoff.repair import verdict
+
+    assert verdict.network_reached(f"Traceback...\n{said}") == \
+        "; the tests reached for the network (github.com:443), which runs never have"

@@ -370,8 +370,14 @@ def _check_hooks_of_interpreter() -> None:
 _MEMORY_EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.string_at",
                   "ctypes.wstring_at", "ctypes.cdata", "sys._current_frames"}
 _FILE_EVENTS = {"open", "os.remove", "os.rename", "os.replace", "os.truncate", "os.link", "os.symlink"}
+# A test reaching for a host (runs have no network) is told once on the run's own stderr, past pytest's capture:
+# pydicom's tests download their data files at import, each retried with sleeps, and the run only timed out.
+# It judges nothing; the verifier names it when a run times out.
+_NETWORK_EVENTS = {"socket.getaddrinfo", "socket.connect"}
+NETWORK_NOTE = "signoff-guard: the tests reached for the network: "
+_network: dict[str, Any] = {"fd": os.dup(2), "told": False}
 _WATCHED_EVENTS = {"sys.settrace", "sys.setprofile", "object.__setattr__", "sys.addaudithook", "compile",
-                   *_MEMORY_EVENTS, *_FILE_EVENTS}
+                   *_MEMORY_EVENTS, *_FILE_EVENTS, *_NETWORK_EVENTS}
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -407,6 +413,8 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
         who = _untrusted_caller()
         if who:
             _note(f"{event} called from {who}")
+    elif event in _NETWORK_EVENTS:
+        _tell_network(event, args)
     elif event == "sys.addaudithook":
         who = _untrusted_caller()
         if who:
@@ -430,6 +438,24 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
             who = _untrusted_caller()
             if who:
                 _note(f"the report {path} was written from {who}")
+
+
+def _tell_network(event: str, args: tuple[Any, ...]) -> None:
+    """The first host outside the machine the tests try to reach, once; a server of the test's own (loopback,
+    a unix socket) is none."""
+    if _network["told"] or len(args) < 2:
+        return
+    where = (args[0], args[1]) if event == "socket.getaddrinfo" else args[1]
+    if not isinstance(where, tuple) or len(where) < 2:
+        return  # a unix socket's path
+    host = where[0].decode(errors="replace") if isinstance(where[0], bytes) else where[0]
+    if not isinstance(host, str) or not host or host == "localhost" or host.startswith(("127.", "::1")):
+        return
+    _network["told"] = True
+    try:
+        os.write(_network["fd"], f"{NETWORK_NOTE}{host}:{where[1]}\n".encode(errors="replace"))
+    except OSError:
+        pass
 
 
 def _is_report(path: str) -> bool:
@@ -987,6 +1013,7 @@ def run_base_first(spec_json: str) -> None:
             f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(f, fd)
             os.close(f)
+        _network["fd"] = os.dup(2)  # the base's own stderr, which its frame carries
         os.environ.update(spec["env"])
         sys.argv[1:] = [":".join(spec["paths"]), *spec["args"]]
         start(spec["paths"])
