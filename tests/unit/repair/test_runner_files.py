@@ -247,3 +247,31 @@ def test_a_plugin_of_the_environment_replacing_pytests_reporter_by_name_removes_
     monkeypatch.setattr(guard, "_trusted", ())
     monkeypatch.setitem(guard._PLACES, "checkout", (here,))
     assert "hook implementation removed: pytest_collection" in _reporter_swap(guard, replace=True)
+
+
+def test_a_namespace_package_the_environment_made_at_start_up_gets_the_checkouts_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """zope.interface (blind17b): zope.event's `-nspkg.pth` made `zope` at start-up with the environment's folder
+    as its whole path, and `import zope.interface` failed although the checkout has src/zope/interface."""
+    guard = _fresh_guard()
+    env, checkout, harness = tmp_path / "site", tmp_path / "src", tmp_path / "harness"
+    (env / "nsq17" / "event").mkdir(parents=True)
+    (checkout / "nsq17" / "iface").mkdir(parents=True)
+    (checkout / "nsq17" / "iface" / "__init__.py").write_text("WHERE = 'checkout'\n")
+    (checkout / "regq17").mkdir()
+    namespace = types.ModuleType("nsq17")
+    namespace.__path__ = [str(env / "nsq17")]  # as the .pth leaves it: no file of its own
+    regular = types.ModuleType("regq17")
+    regular.__file__, regular.__path__ = str(env / "regq17" / "__init__.py"), [str(env / "regq17")]
+    monkeypatch.setitem(sys.modules, "nsq17", namespace)
+    monkeypatch.setitem(sys.modules, "regq17", regular)
+    joined = guard._join_namespaces({"nsq17": [str(harness / "nsq17")]}, [str(checkout)])
+    assert joined == [f"nsq17 ({checkout / 'nsq17'})"]
+    assert namespace.__path__ == [str(harness / "nsq17"), str(checkout / "nsq17"), str(env / "nsq17")]
+    assert regular.__path__ == [str(env / "regq17")]  # a regular package of the environment: not this
+    monkeypatch.delitem(sys.modules, "nsq17.iface", raising=False)
+    import importlib
+
+    assert importlib.import_module("nsq17.iface").WHERE == "checkout"
+    monkeypatch.delitem(sys.modules, "nsq17.iface")
+    assert guard._join_namespaces({}, [str(checkout)]) == []  # joined once
