@@ -152,7 +152,7 @@ def _metadata(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
     pyproject.toml's PEP 735 groups as extras whatever declares the rest (sentry-python's setup.py metadata beside
     a `[dependency-groups] test`): any tool reads them there; an extra of the same name wins."""
     out = _build_metadata(repo, base, folder)
-    groups = _dependency_groups(_pyproject(repo, base, folder).get("dependency-groups"))
+    groups = _pyproject_groups(_pyproject(repo, base, folder))
     if groups:
         out["extras"] = {**groups, **out["extras"]}
         out["where"] = out["where"] or "pyproject.toml [dependency-groups]"
@@ -174,7 +174,7 @@ def _build_metadata(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
                        extras={**_poetry_groups((document.get("tool") or {}).get("poetry")),
-                               **_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
+                               **_pdm_dev_groups(document), **_pyproject_groups(document),
                                **{str(k): [str(d) for d in v] for k, v in
                                   (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
@@ -315,6 +315,38 @@ def _dependency_groups(table: Any) -> dict[str, list[str]]:
         return out
 
     return {str(name): expand(str(name), (str(name),)) for name in table}
+
+
+def _pyproject_groups(document: dict[str, Any]) -> dict[str, list[str]]:
+    """The development groups pyproject.toml keeps whatever builds the project: PEP 735's
+    `[dependency-groups]`, and uv's `[tool.uv] dev-dependencies` (before PEP 735; python-multipart's
+    test dependencies, which `uv run` installs), which uv reads as the `dev` group, beside one of that name."""
+    groups = _dependency_groups(document.get("dependency-groups"))
+    legacy = ((document.get("tool") or {}).get("uv") or {}).get("dev-dependencies")
+    if isinstance(legacy, list):
+        lines = [str(d) for d in legacy if isinstance(d, str)]
+        groups["dev"] = list(dict.fromkeys([*groups.get("dev", []), *lines]))
+    return groups
+
+
+def declared_in_group(detail: str, repo: Path, base: str, chosen: list[str]) -> str:
+    """One line naming the project's group or extra (not among `chosen`) that declares the distribution a
+    `No module named 'x'` asks for (python-multipart's `dev` group declares PyYAML, for `yaml`); "" when none
+    does, or the module is the checkout's own (`unbuilt_module`)."""
+    m = re.search(r"No module named '([\w.]+)'", detail)
+    if not m:
+        return ""
+    top = m.group(1).split(".", 1)[0]
+    meta = _metadata(repo, base)
+    for group, lines in (meta.get("extras") or {}).items():
+        if group in chosen:
+            continue
+        for line in lines:
+            name = requirement_name(line)
+            if name and may_provide(name, top):
+                where = meta.get("where")
+                return f"the project declares {name} in its `{group}` group or extra ({where}), not installed"
+    return ""
 
 
 def _pdm_dev_groups(document: dict[str, Any]) -> dict[str, list[str]]:

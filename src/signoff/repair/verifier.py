@@ -1077,6 +1077,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         if run.status == "collection_error" else ""
                     if unbuilt:
                         run.detail = f"{run.detail} ({unbuilt})"
+                    elif run.status == "collection_error" and (grouped := testenv.declared_in_group(
+                            run.detail, repo, base, list(req.extras))):
+                        run.detail = f"{run.detail} ({grouped})"
                     if group == ("base",) and cand != base and _key_errors(run):
                         added = _code_added(repo, base, cand) if added is None else added
                         _keys_the_base_lacks(run, added)

@@ -439,6 +439,26 @@ def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
                                                                        "pytest-mock"]
 
 
+def test_uvs_older_dev_dependencies_are_the_dev_group_and_a_missing_module_names_it(tmp_path: Path) -> None:
+    """python-multipart (blind17b) kept its test dependencies in `[tool.uv] dev-dependencies`, which `uv run`
+    installs as the `dev` group: `--extras dev` was "not declared", and `No module named 'yaml'` was told to add
+    a requirements file or `--extras test`, which it does not have."""
+    from signoff.repair.verdict import reason
+
+    pyproject = ('[project]\nname = "mp"\nversion = "1"\ndependencies = []\n[dependency-groups]\ndev = ["ruff"]\n'
+                 '[tool.uv]\ndev-dependencies = ["PyYAML==6.0.1", "pytest==8.1.1", "ruff"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    assert testenv.plan(repo, base, [], True, ["dev"], None).lines == ["ruff", "PyYAML==6.0.1", "pytest==8.1.1"]
+    detail = "base: test_multipart.py: ModuleNotFoundError: No module named 'yaml'"
+    found = testenv.declared_in_group(detail, repo, base, [])
+    assert found == "the project declares PyYAML in its `dev` group or extra (pyproject.toml), not installed"
+    assert reason("collection_error", f"{detail} ({found})")["fix"] == (
+        "install the project's `dev` group or extra, which declares PyYAML: pass --project-deps --extras dev")
+    # Asked for already (then pip's error or the module's own name is the matter), or declared nowhere: nothing.
+    assert testenv.declared_in_group(detail, repo, base, ["dev"]) == ""
+    assert testenv.declared_in_group("No module named 'lxml'", repo, base, []) == ""
+
+
 def test_a_poetry_project_declares_its_dependencies_in_its_own_table(tmp_path: Path) -> None:
     """Poetry before 2.0 has no [project] table: its dependencies (caret and tilde ranges), groups
     and extras are read from [tool.poetry], as data."""
