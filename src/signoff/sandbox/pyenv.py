@@ -347,11 +347,34 @@ def pip_cause(output: str) -> str:
             caused.append(re.sub(r"^(\S+) \S+ depends on ", r"\1 depends on ", ln.strip()))
         caused = list(dict.fromkeys(caused))
     text = "; ".join([*errors[:3], *(["conflict: " + ", ".join(caused[:4])] if caused else [])])
+    unavailable = _unavailable_in_conflict(lines)
+    if unavailable:
+        # python-multipart's uv.lock pins atomicwrites 1.4.1, published as source only: pip calls a requirement and
+        # its own constraint a conflict and names the cause after it, which is what a person acts on.
+        more = f" (nor for {', '.join(unavailable[1:])})" if len(unavailable) > 1 else ""
+        text = f"No matching distribution found for {unavailable[0]}{more}, as pip's conflict says: {text}"
     text += _python_of_pin(lines)
     if not text:
         meaningful = [ln.strip() for ln in lines if ln.strip() and not _PIP_NOISE.match(ln.strip())]
         text = meaningful[-1] if meaningful else "pip failed without a message"
     return text[:400]
+
+
+_UNAVAILABLE = ("Additionally, some packages in these conflicts have no matching distributions available for your "
+                "environment:")
+
+
+def _unavailable_in_conflict(lines: list[str]) -> list[str]:
+    """The packages pip names, after a conflict, as having no distribution for this environment (no wheel when
+    builds are not allowed, or none for this Python)."""
+    if _UNAVAILABLE not in lines:
+        return []
+    names: list[str] = []
+    for ln in lines[lines.index(_UNAVAILABLE) + 1:]:
+        if not ln.startswith(" ") or not ln.strip():
+            break
+        names += [n.strip() for n in ln.split(",") if n.strip()]
+    return names
 
 
 _PIN_NOT_FOUND = re.compile(r"^ERROR: No matching distribution found for \S+?===?([\w.!+-]+)\s*$")

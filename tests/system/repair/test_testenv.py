@@ -196,6 +196,23 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
     assert fix.startswith("forbiddenfruit>=0.1.4 may be published only as source") and "--allow-source-builds" in fix
 
 
+def test_a_locked_pin_without_a_wheel_that_pip_calls_a_conflict_is_named_and_left_out() -> None:
+    """python-multipart (blind17b): its uv.lock pins atomicwrites 1.4.1, published as source only, and its dev group
+    asks for the same; pip called the requirement and its constraint a conflict, and its last words, the cause,
+    were lost. Now named first, and the line is left out as any wheel-less direct test dependency is."""
+    output = ("ERROR: Cannot install atomicwrites==1.4.1 because these package versions have conflicting dependencies."
+              "\n\nThe conflict is caused by:\n    The user requested atomicwrites==1.4.1\n"
+              "    The user requested (constraint) atomicwrites==1.4.1\n\n"
+              "Additionally, some packages in these conflicts have no matching distributions available for your "
+              "environment:\n    atomicwrites\n\nTo fix this you could try to:\n1. loosen the range\n\n"
+              "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution\n")
+    cause = pip_cause(output)
+    assert cause.startswith("No matching distribution found for atomicwrites, as pip's conflict says: Cannot install")
+    plan = testenv.Plan(lines=["atomicwrites==1.4.1", "PyYAML==6.0.1", "pytest==8.1.1"])
+    assert testenv.wheel_less_line(f"pip could not install pyproject.toml [dev]: {cause}", plan) == plan.lines[0]
+    assert "No matching" not in pip_cause(output.replace("atomicwrites\n\nTo fix", "\nTo fix"))
+
+
 def test_a_pin_for_another_python_is_named_with_the_python_it_needs() -> None:
     """aiohttp (blind16): requirements/test.txt, compiled by pip-compile under Python 3.10, pins
     backports-asyncio-runner 1.2.0, which requires Python <3.11; pip says so only in a note before its error, and
