@@ -600,6 +600,8 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
     text = data.decode("utf-8", errors="replace")
     if PurePosixPath(name).name == "tox.ini":
         text = "\n".join(tox_deps(text, python))
+    elif PurePosixPath(name).name == "tox.toml":
+        text = "\n".join(tox_toml_deps(text))
     for line in lockfile.logical_lines(text):
         inc = _INCLUDE.match(line)
         if inc is None:
@@ -670,6 +672,28 @@ def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
               and "{" not in e and ":" not in e]
     if extras and cp.get("testenv", "skip_install", fallback="false").strip().lower() != "true":
         out.insert(0, f".[{','.join(extras)}]")
+    return out
+
+
+def tox_toml_deps(text: str) -> list[str]:
+    """The `deps` of tox 4's `tox.toml` `[env_run_base]` (what every environment runs with, the unit tests' among
+    them), as requirement lines, read as data: pipdeptree's has none, and installs the project with `extras =
+    ["graphviz", "rich", "test"]`, as `.[graphviz,rich,test]` does in a requirements file (`dependency_groups`
+    the same way: signoff reads a PEP 735 group as an extra). Lines with substitutions (`{env:X}`) and tox's
+    replacement tables (`{ replace = "ref", ... }`) are left out, as tox.ini's other substitutions are."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"tox.toml cannot be read: {exc}", "pass a requirements file instead") from exc
+    base = document.get("env_run_base") or {}
+    if not isinstance(base, dict):
+        return []
+    out = [str(d).strip() for d in base.get("deps") or [] if isinstance(d, str) and "{" not in d and d.strip()]
+    wanted = [str(e).strip() for key in ("extras", "dependency_groups") for e in base.get(key) or []
+              if isinstance(e, str) and e.strip() and "{" not in e]
+    skipped = base.get("skip_install") is True or base.get("package") == "skip"
+    if wanted and not skipped:
+        out.insert(0, f".[{','.join(dict.fromkeys(wanted))}]")
     return out
 
 

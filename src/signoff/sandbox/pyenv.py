@@ -334,6 +334,12 @@ def pip_cause(output: str) -> str:
     line of pip's output is often a harmless warning)."""
     lines = [ln.rstrip() for ln in output.splitlines()]
     errors = [ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("ERROR:")]
+    # pip itself crashed (`ERROR: Exception:` and a traceback: a tox.toml read as a requirements file raised
+    # InvalidRequirement): the exception the traceback ends with says what went wrong, "Exception:" nothing.
+    crashed = next((ln.strip() for ln in reversed(lines) if re.match(r"^[\w.]+(Error|Exception|Requirement)\b.*:", ln)),
+                   None) if "Exception:" in errors else None
+    if crashed:
+        errors = [crashed if e == "Exception:" else e for e in errors]
     # pip's notes on versions it skipped (yanked, another Python's) are ERROR lines too, before the error.
     errors = [e for e in errors if (e and not e.startswith(("Could not find a version", "Ignored the following")))
               or len(errors) == 1]

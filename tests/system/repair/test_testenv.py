@@ -213,6 +213,26 @@ def test_a_locked_pin_without_a_wheel_that_pip_calls_a_conflict_is_named_and_lef
     assert "No matching" not in pip_cause(output.replace("atomicwrites\n\nTo fix", "\nTo fix"))
 
 
+def test_tox_tomls_run_base_is_read_and_a_crash_of_pip_names_its_exception(tmp_path: Path) -> None:
+    """pipdeptree (blind17by) is configured by tox 4's tox.toml: passed as --requirements it went to pip as a
+    requirements file, and the reason was pip's `Exception:`, nothing a person can act on."""
+    toml = ('requires = ["tox>=4.31"]\n[env_run_base]\npackage = "wheel"\nextras = ["graphviz", "rich", "test"]\n'
+            'deps = ["covdefaults", "{env:EXTRA_DEP}", { replace = "ref", of = ["env", "x", "deps"] }]\n'
+            '[env.fix]\nskip_install = true\ndeps = ["pre-commit-uv>=4.1.3"]\n')
+    assert testenv.tox_toml_deps(toml) == [".[graphviz,rich,test]", "covdefaults"]
+    assert testenv.tox_toml_deps('[env_run_base]\nskip_install = true\nextras = ["test"]\n') == []
+    assert testenv.tox_toml_deps('[env_run_base]\ndependency_groups = ["test"]\n') == [".[test]"]
+    repo, base = _repo(tmp_path / "r", {"tox.toml": toml.replace('"graphviz", "rich", ', ""),
+                                        "pyproject.toml": PYPROJECT})
+    assert testenv.plan(repo, base, ["tox.toml"], False, [], None).lines == [
+        "attrs>=22", "six", "hypothesis", "pytest-mock", "covdefaults"]
+    crash = ("ERROR: Exception:\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\n"
+             "pip._vendor.packaging.requirements.InvalidRequirement: Expected matching RIGHT_BRACKET for LEFT_BRACKET\n"
+             "    placeholder[ \"tox>=4.31\" ]\n               ~~^\n")
+    assert pip_cause(crash) == ("pip._vendor.packaging.requirements.InvalidRequirement: Expected matching "
+                                "RIGHT_BRACKET for LEFT_BRACKET")
+
+
 def test_a_pin_for_another_python_is_named_with_the_python_it_needs() -> None:
     """aiohttp (blind16): requirements/test.txt, compiled by pip-compile under Python 3.10, pins
     backports-asyncio-runner 1.2.0, which requires Python <3.11; pip says so only in a note before its error, and
