@@ -168,6 +168,9 @@ def collection_cause(text: str) -> str:
     lines = [ln.rstrip() for ln in text.splitlines()]
     raised = [ln[1:].strip() for ln in lines if ln.startswith("E ") and ln[1:].strip()]
     found = next((ln for ln in reversed(raised) if re.match(r"[A-Za-z_][\w.]*(Error|Exception|Exit)\b", ln)), None)
+    # An exception named otherwise (Django's `ImproperlyConfigured`, `AppRegistryNotReady`): a class name, dotted or
+    # not, and its message, as a traceback ends.
+    found = found or next((ln for ln in reversed(raised) if re.match(r"(?:[a-z_]\w*\.)*[A-Z]\w*: \S", ln)), None)
     if found:
         return found[:500]
     usage = [ln.split("error:", 1)[1].strip() for ln in lines if "error:" in ln and ln.split("error:", 1)[1].strip()]

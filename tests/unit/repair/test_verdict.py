@@ -815,3 +815,20 @@ def test_a_base_that_passed_where_it_ran_and_skipped_the_rest_says_it_passed() -
     shown = next(r for r in classify(skipped, skipped, summarize(NEIGHBOURS, GOOD_REGR))[1]
                  if r["code"] == "base_not_reproduced")
     assert shown["detail"] == "base: it was skipped (test_coupon_applies_once: needs the C parser)"
+
+
+def test_a_collection_error_named_by_an_exception_not_called_error_says_what_it_was() -> None:
+    """django-model-utils (blind17bz): Django's `ImproperlyConfigured` stopped the test module's import, and the
+    reason said pytest's "collection failure", which names nothing."""
+    from signoff.repair.junit import collection_cause
+
+    body = ("tests/test_x.py:5: in <module>\n    from tests.models import Post\n"
+            "E   django.core.exceptions.ImproperlyConfigured: Requested setting SPLIT_MARKER, but settings are not "
+            "configured.\n")
+    assert collection_cause(body) == ("django.core.exceptions.ImproperlyConfigured: Requested setting SPLIT_MARKER, "
+                                      "but settings are not configured.")
+    assert collection_cause("E   AppRegistryNotReady: Apps aren't loaded yet.") == (
+        "AppRegistryNotReady: Apps aren't loaded yet.")
+    # An error named so still wins over a later line that only looks like one.
+    assert collection_cause("E   ModuleNotFoundError: No module named 'x'\nE   Note: see above") == (
+        "ModuleNotFoundError: No module named 'x'")
