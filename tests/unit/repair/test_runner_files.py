@@ -275,3 +275,23 @@ def test_a_namespace_package_the_environment_made_at_start_up_gets_the_checkouts
     assert importlib.import_module("nsq17.iface").WHERE == "checkout"
     monkeypatch.delitem(sys.modules, "nsq17.iface")
     assert guard._join_namespaces({}, [str(checkout)]) == []  # joined once
+
+
+def test_the_harness_root_joins_the_path_before_the_checkout() -> None:
+    """django-model-utils (blind17bz): pytest-django imports `tests.settings` at start-up, before pytest collects the
+    test package; with only the checkout on the path that was the checkout's `tests`, and pytest then refused the
+    harness's test module ("import file mismatch")."""
+    guard = _fresh_guard()
+    assert guard._joining("/harness/", ["/src", "/src/src"], ["/usr/lib/python3.11"]) == [
+        "/harness", "/src", "/src/src"]
+    assert guard._joining("/harness", ["/src"], ["/harness", "/usr/lib"]) == ["/src"]  # never twice
+
+
+def test_ini_keys_keep_their_case() -> None:
+    """pytest reads ini keys as written: pytest-django's DJANGO_SETTINGS_MODULE from setup.cfg, lowercased, was
+    no option of its, and Django said its settings were not configured."""
+    from signoff.repair.pytest_config import read
+
+    cfg = read(lambda n: b"[tool:pytest]\nDJANGO_SETTINGS_MODULE = tests.settings\n" if n == "setup.cfg" else None,
+               "base revision")
+    assert cfg is not None and "DJANGO_SETTINGS_MODULE = tests.settings" in cfg.text

@@ -862,6 +862,15 @@ def _project_packages(harness: str, paths: list[str]) -> dict[str, list[str]]:
     return out
 
 
+def _joining(harness_root: str, checkout: list[str], path: list[str]) -> list[str]:
+    """The folders that join the import path once pytest's plugins are loaded: the harness's root first, as `python
+    -m pytest` from a project's root has that folder on the path from the start, so that a plugin importing a module
+    of the test folder by its name at start-up (pytest-django's `DJANGO_SETTINGS_MODULE = tests.settings`) gets the
+    harness's `tests`, not the checkout's (pytest puts the same folder first anyway when it collects the test
+    package); then the checkout's folders."""
+    return [p for p in dict.fromkeys([harness_root.rstrip("/"), *checkout]) if p and p not in path]
+
+
 def _join_namespaces(harness_top: dict[str, list[str]], paths: list[str]) -> list[str]:
     """Namespace packages the environment made before the checkout joined the path: an installed
     distribution's `-nspkg.pth` (zope.event's, of the setuptools `namespace_packages` kind) creates
@@ -1435,7 +1444,7 @@ class Plugin:
         state["hooks"] = _hook_snapshot(early_config.pluginmanager)
         state["pm"] = early_config.pluginmanager
         state["started"] = True
-        joining = [p for p in state.get("paths", []) if p not in sys.path]
+        joining = _joining(str(root), state.get("paths", []), sys.path)
         preloaded = _preloaded(joining)
         state["preloaded"] = [f"{m} ({w})" for m, w in (_load_anew(preloaded) if preloaded else [])]
         at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith(("site-packages", "dist-packages"))),
