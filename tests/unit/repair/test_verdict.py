@@ -832,3 +832,14 @@ def test_a_collection_error_named_by_an_exception_not_called_error_says_what_it_
     # An error named so still wins over a later line that only looks like one.
     assert collection_cause("E   ModuleNotFoundError: No module named 'x'\nE   Note: see above") == (
         "ModuleNotFoundError: No module named 'x'")
+
+
+def test_an_import_file_mismatch_says_which_module_came_from_where() -> None:
+    from signoff.repair.junit import collection_cause
+
+    body = ("import file mismatch:\nimported module 'tests.test_x' has this __file__ attribute:\n"
+            "  /base/tests/test_x.py\n"
+            "which is not the same as the test file we want to collect:\n  /harness/tests/test_x.py\n"
+            "HINT: remove __pycache__ / .pyc files and/or use a unique basename for your test file modules\n")
+    assert collection_cause(body) == ("import file mismatch: tests.test_x was imported from /base/tests/test_x.py "
+                                      "before pytest collected /harness/tests/test_x.py")
