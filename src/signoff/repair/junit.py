@@ -166,8 +166,17 @@ def collection_cause(text: str) -> str:
     """What stopped pytest from collecting or starting, in one line: the exception its traceback
     ends with (`E   ModuleNotFoundError: No module named 'tornado'`), or its usage error."""
     lines = [ln.rstrip() for ln in text.splitlines()]
+    mismatch = re.search(r"import file mismatch:\s*imported module '([\w.]+)' has this __file__ attribute:\s*(\S+)\s*"
+                         r"which is not the same as the test file we want to collect:\s*(\S+)", text)
+    if mismatch:
+        # pytest's own words, no traceback: a module of that name was imported from elsewhere first.
+        return (f"import file mismatch: {mismatch.group(1)} was imported from {mismatch.group(2)} before pytest "
+                f"collected {mismatch.group(3)}")[:500]
     raised = [ln[1:].strip() for ln in lines if ln.startswith("E ") and ln[1:].strip()]
     found = next((ln for ln in reversed(raised) if re.match(r"[A-Za-z_][\w.]*(Error|Exception|Exit)\b", ln)), None)
+    # An exception named otherwise (Django's `ImproperlyConfigured`, `AppRegistryNotReady`): a class name, dotted or
+    # not, and its message, as a traceback ends.
+    found = found or next((ln for ln in reversed(raised) if re.match(r"(?:[a-z_]\w*\.)*[A-Z]\w*: \S", ln)), None)
     if found:
         return found[:500]
     usage = [ln.split("error:", 1)[1].strip() for ln in lines if "error:" in ln and ln.split("error:", 1)[1].strip()]

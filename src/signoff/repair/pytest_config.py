@@ -135,6 +135,8 @@ def read(reader: Callable[[str], bytes | None], where: str,
                 options, section = dict(table), "[tool.pytest]"
         else:
             cp = configparser.ConfigParser(interpolation=None)
+            # pytest reads ini keys as written: pytest-django's `DJANGO_SETTINGS_MODULE` lowercased is no option of its.
+            cp.optionxform = str  # type: ignore[assignment,method-assign]
             try:
                 cp.read_string(text)
             except configparser.Error:

@@ -152,7 +152,7 @@ def _metadata(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
     pyproject.toml's PEP 735 groups as extras whatever declares the rest (sentry-python's setup.py metadata beside
     a `[dependency-groups] test`): any tool reads them there; an extra of the same name wins."""
     out = _build_metadata(repo, base, folder)
-    groups = _dependency_groups(_pyproject(repo, base, folder).get("dependency-groups"))
+    groups = _pyproject_groups(_pyproject(repo, base, folder))
     if groups:
         out["extras"] = {**groups, **out["extras"]}
         out["where"] = out["where"] or "pyproject.toml [dependency-groups]"
@@ -174,7 +174,7 @@ def _build_metadata(repo: Path, base: str, folder: str = "") -> dict[str, Any]:
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
                        extras={**_poetry_groups((document.get("tool") or {}).get("poetry")),
-                               **_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
+                               **_pdm_dev_groups(document), **_pyproject_groups(document),
                                **{str(k): [str(d) for d in v] for k, v in
                                   (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
@@ -315,6 +315,38 @@ def _dependency_groups(table: Any) -> dict[str, list[str]]:
         return out
 
     return {str(name): expand(str(name), (str(name),)) for name in table}
+
+
+def _pyproject_groups(document: dict[str, Any]) -> dict[str, list[str]]:
+    """The development groups pyproject.toml keeps whatever builds the project: PEP 735's
+    `[dependency-groups]`, and uv's `[tool.uv] dev-dependencies` (before PEP 735; python-multipart's
+    test dependencies, which `uv run` installs), which uv reads as the `dev` group, beside one of that name."""
+    groups = _dependency_groups(document.get("dependency-groups"))
+    legacy = ((document.get("tool") or {}).get("uv") or {}).get("dev-dependencies")
+    if isinstance(legacy, list):
+        lines = [str(d) for d in legacy if isinstance(d, str)]
+        groups["dev"] = list(dict.fromkeys([*groups.get("dev", []), *lines]))
+    return groups
+
+
+def declared_in_group(detail: str, repo: Path, base: str, chosen: list[str]) -> str:
+    """One line naming the project's group or extra (not among `chosen`) that declares the distribution a
+    `No module named 'x'` asks for (python-multipart's `dev` group declares PyYAML, for `yaml`); "" when none
+    does, or the module is the checkout's own (`unbuilt_module`)."""
+    m = re.search(r"No module named '([\w.]+)'", detail)
+    if not m:
+        return ""
+    top = m.group(1).split(".", 1)[0]
+    meta = _metadata(repo, base)
+    for group, lines in (meta.get("extras") or {}).items():
+        if group in chosen:
+            continue
+        for line in lines:
+            name = requirement_name(line)
+            if name and may_provide(name, top):
+                where = meta.get("where")
+                return f"the project declares {name} in its `{group}` group or extra ({where}), not installed"
+    return ""
 
 
 def _pdm_dev_groups(document: dict[str, Any]) -> dict[str, list[str]]:
@@ -568,6 +600,8 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
     text = data.decode("utf-8", errors="replace")
     if PurePosixPath(name).name == "tox.ini":
         text = "\n".join(tox_deps(text, python))
+    elif PurePosixPath(name).name == "tox.toml":
+        text = "\n".join(tox_toml_deps(text))
     for line in lockfile.logical_lines(text):
         inc = _INCLUDE.match(line)
         if inc is None:
@@ -654,6 +688,28 @@ def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
               and "{" not in e and ":" not in e]
     if extras and cp.get("testenv", "skip_install", fallback="false").strip().lower() != "true":
         out.insert(0, f".[{','.join(extras)}]")
+    return out
+
+
+def tox_toml_deps(text: str) -> list[str]:
+    """The `deps` of tox 4's `tox.toml` `[env_run_base]` (what every environment runs with, the unit tests' among
+    them), as requirement lines, read as data: pipdeptree's has none, and installs the project with `extras =
+    ["graphviz", "rich", "test"]`, as `.[graphviz,rich,test]` does in a requirements file (`dependency_groups`
+    the same way: signoff reads a PEP 735 group as an extra). Lines with substitutions (`{env:X}`) and tox's
+    replacement tables (`{ replace = "ref", ... }`) are left out, as tox.ini's other substitutions are."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"tox.toml cannot be read: {exc}", "pass a requirements file instead") from exc
+    base = document.get("env_run_base") or {}
+    if not isinstance(base, dict):
+        return []
+    out = [str(d).strip() for d in base.get("deps") or [] if isinstance(d, str) and "{" not in d and d.strip()]
+    wanted = [str(e).strip() for key in ("extras", "dependency_groups") for e in base.get(key) or []
+              if isinstance(e, str) and e.strip() and "{" not in e]
+    skipped = base.get("skip_install") is True or base.get("package") == "skip"
+    if wanted and not skipped:
+        out.insert(0, f".[{','.join(dict.fromkeys(wanted))}]")
     return out
 
 

@@ -96,6 +96,8 @@ FIXES = {
 }
 REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed", "test_changed")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
+# A missing module the project's own group or extra declares (testenv.declared_in_group).
+_DECLARED_IN_GROUP = re.compile(r"the project declares ([\w.-]+) in its `([^`]+)` group or extra")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
 # ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)
 _PYTEST_TOO_NEW = re.compile(r"pytest|\bfixture\b|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
@@ -127,6 +129,10 @@ def collection_fix(detail: str) -> str:
     if "is in the checkout but not in the harness" in detail:
         return ("freeze the helper with the test: a harness folder keeps every file in it (--harness tests), or "
                 "copy the helper into the harness before freezing it")
+    grouped = _DECLARED_IN_GROUP.search(detail)
+    if grouped:
+        return (f"install the project's `{grouped.group(2)}` group or extra, which declares {grouped.group(1)}: "
+                f"pass --project-deps --extras {grouped.group(2)}")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]
@@ -283,6 +289,10 @@ def base_fix(detail: str) -> str:
         return (f"install the pytest plugin that provides `{fixture.group(1)}` with --requirements FILE (or --extras), "
                 "or give the harness a conftest.py that defines it; the project's own plugins (pytest11 entry "
                 "points its base declares) are loaded by signoff")
+    if "it passed in every case that ran" in detail:
+        return ("the base revision does not show the defect in the cases that ran: check --base and that the test "
+                "exercises the defect; if the defect is in what the skipped cases test, make them run (their skip "
+                "reason says what they need: an optional dependency, or a compiled extension signoff does not build)")
     if "it passed" in detail:
         return ("the base revision does not show the defect with this test: check --base (the revision "
                 "before the fix), that the test exercises the defect, and whether the defect needs another Python "
@@ -444,6 +454,16 @@ def summarize(tests: list[str], runs: list[Run], skips_pass: bool = False) -> Su
     cases = {c.id: c.outcome for t in tests for c in select(runs[0].cases, t)}
     return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised,
                    partly, cases=cases)
+
+
+def _skipped_on_base(base: Summary) -> str:
+    """How a base whose expected test skipped showed no defect, in words a person acts on: every case
+    skipped, or some passed beside those skipped (markupsafe's escape tests run once with the pure module
+    and skip the unbuilt speedups): then the base passed where it ran, and that is the cause."""
+    why = f" ({base.message})" if base.message else ""
+    if "passed" in base.cases.values() and not {"failed", "error"} & set(base.cases.values()):
+        return f"it passed in every case that ran{why}"
+    return f"it was skipped{why}"
 
 
 def skipped_as_on_base(base: Summary, candidate: Summary) -> Summary:
@@ -613,7 +633,7 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
         shown = {"passed": "it passed", "missing": "it did not run",
-                 "skipped": f"it was skipped ({base.message})" if base.message else "it was skipped",
+                 "skipped": _skipped_on_base(base),
                  "error": f"it errored ({base.message})" if base.message else "it errored",
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))

@@ -1079,6 +1079,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         if run.status == "collection_error" else ""
                     if unbuilt:
                         run.detail = f"{run.detail} ({unbuilt})"
+                    elif run.status == "collection_error" and (grouped := testenv.declared_in_group(
+                            run.detail, repo, base, list(req.extras))):
+                        run.detail = f"{run.detail} ({grouped})"
                     if group == ("base",) and cand != base and _key_errors(run):
                         added = _code_added(repo, base, cand) if added is None else added
                         _keys_the_base_lacks(run, added)
@@ -1224,7 +1227,12 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
             # This harness imports none of them either: left out at once, as the pip runs would.
             plan.lines = [line for line in plan.lines if line not in learnt.left_out]
             left_out = list(learnt.left_out)
-            first = sandbox.PipError(learnt.message, learnt.fix, learnt.log)
+            first = sandbox.PipError(learnt.message, learnt.fix, learnt.log) if left_out else None
+            if learnt.final is not None:
+                # pip failed for good on this plan before, the same lines left out: it would say the same again.
+                raise sandbox.PipError(str(learnt.final["message"]), learnt.final.get("fix"),
+                                       "(recalled: pip failed so for this plan and interpreter before; it was not run "
+                                       f"again)\n{learnt.final.get('log') or ''}")
     while True:
         reqs = write_requirements(plan, workspace)
         try:
@@ -1238,6 +1246,11 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
             name = testenv.requirement_name(line or "") or ""
             if line is not None and imported is None:
                 imported = _imported_by(harness, [req.expect, *req.regression])
+            if line is None and not req.allow_source_builds and wheel_less.decided(exc.message, exc.log):
+                # Nothing to leave out, whatever the harness imports: remembered with what was left out before it.
+                wheel_less.remember(memo, wheel_less.Learnt(
+                    left_out, first.message if first else exc.message, first.fix if first else exc.fix,
+                    first.log if first else exc.log, {"message": exc.message, "fix": exc.fix, "log": exc.log}))
             if line is None or any(testenv.may_provide(name, module) for module in imported or ()):
                 raise  # none to leave out, or the harness itself imports it: pip's error is the cause
             first = first or exc

@@ -365,6 +365,12 @@ def pip_cause(output: str) -> str:
     line of pip's output is often a harmless warning)."""
     lines = [ln.rstrip() for ln in output.splitlines()]
     errors = [ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("ERROR:")]
+    # pip itself crashed (`ERROR: Exception:` and a traceback: a tox.toml read as a requirements file raised
+    # InvalidRequirement): the exception the traceback ends with says what went wrong, "Exception:" nothing.
+    crashed = next((ln.strip() for ln in reversed(lines) if re.match(r"^[\w.]+(Error|Exception|Requirement)\b.*:", ln)),
+                   None) if "Exception:" in errors else None
+    if crashed:
+        errors = [crashed if e == "Exception:" else e for e in errors]
     # pip's notes on versions it skipped (yanked, another Python's) are ERROR lines too, before the error.
     errors = [e for e in errors if (e and not e.startswith(("Could not find a version", "Ignored the following")))
               or len(errors) == 1]
@@ -378,11 +384,34 @@ def pip_cause(output: str) -> str:
             caused.append(re.sub(r"^(\S+) \S+ depends on ", r"\1 depends on ", ln.strip()))
         caused = list(dict.fromkeys(caused))
     text = "; ".join([*errors[:3], *(["conflict: " + ", ".join(caused[:4])] if caused else [])])
+    unavailable = _unavailable_in_conflict(lines)
+    if unavailable:
+        # python-multipart's uv.lock pins atomicwrites 1.4.1, published as source only: pip calls a requirement and
+        # its own constraint a conflict and names the cause after it, which is what a person acts on.
+        more = f" (nor for {', '.join(unavailable[1:])})" if len(unavailable) > 1 else ""
+        text = f"No matching distribution found for {unavailable[0]}{more}, as pip's conflict says: {text}"
     text += _python_of_pin(lines)
     if not text:
         meaningful = [ln.strip() for ln in lines if ln.strip() and not _PIP_NOISE.match(ln.strip())]
         text = meaningful[-1] if meaningful else "pip failed without a message"
     return text[:400]
+
+
+_UNAVAILABLE = ("Additionally, some packages in these conflicts have no matching distributions available for your "
+                "environment:")
+
+
+def _unavailable_in_conflict(lines: list[str]) -> list[str]:
+    """The packages pip names, after a conflict, as having no distribution for this environment (no wheel when
+    builds are not allowed, or none for this Python)."""
+    if _UNAVAILABLE not in lines:
+        return []
+    names: list[str] = []
+    for ln in lines[lines.index(_UNAVAILABLE) + 1:]:
+        if not ln.startswith(" ") or not ln.strip():
+            break
+        names += [n.strip() for n in ln.split(",") if n.strip()]
+    return names
 
 
 _PIN_NOT_FOUND = re.compile(r"^ERROR: No matching distribution found for \S+?===?([\w.!+-]+)\s*$")

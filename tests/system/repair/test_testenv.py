@@ -196,6 +196,43 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
     assert fix.startswith("forbiddenfruit>=0.1.4 may be published only as source") and "--allow-source-builds" in fix
 
 
+def test_a_locked_pin_without_a_wheel_that_pip_calls_a_conflict_is_named_and_left_out() -> None:
+    """python-multipart (blind17b): its uv.lock pins atomicwrites 1.4.1, published as source only, and its dev group
+    asks for the same; pip called the requirement and its constraint a conflict, and its last words, the cause,
+    were lost. Now named first, and the line is left out as any wheel-less direct test dependency is."""
+    output = ("ERROR: Cannot install atomicwrites==1.4.1 because these package versions have conflicting dependencies."
+              "\n\nThe conflict is caused by:\n    The user requested atomicwrites==1.4.1\n"
+              "    The user requested (constraint) atomicwrites==1.4.1\n\n"
+              "Additionally, some packages in these conflicts have no matching distributions available for your "
+              "environment:\n    atomicwrites\n\nTo fix this you could try to:\n1. loosen the range\n\n"
+              "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution\n")
+    cause = pip_cause(output)
+    assert cause.startswith("No matching distribution found for atomicwrites, as pip's conflict says: Cannot install")
+    plan = testenv.Plan(lines=["atomicwrites==1.4.1", "PyYAML==6.0.1", "pytest==8.1.1"])
+    assert testenv.wheel_less_line(f"pip could not install pyproject.toml [dev]: {cause}", plan) == plan.lines[0]
+    assert "No matching" not in pip_cause(output.replace("atomicwrites\n\nTo fix", "\nTo fix"))
+
+
+def test_tox_tomls_run_base_is_read_and_a_crash_of_pip_names_its_exception(tmp_path: Path) -> None:
+    """pipdeptree (blind17by) is configured by tox 4's tox.toml: passed as --requirements it went to pip as a
+    requirements file, and the reason was pip's `Exception:`, nothing a person can act on."""
+    toml = ('requires = ["tox>=4.31"]\n[env_run_base]\npackage = "wheel"\nextras = ["graphviz", "rich", "test"]\n'
+            'deps = ["covdefaults", "{env:EXTRA_DEP}", { replace = "ref", of = ["env", "x", "deps"] }]\n'
+            '[env.fix]\nskip_install = true\ndeps = ["pre-commit-uv>=4.1.3"]\n')
+    assert testenv.tox_toml_deps(toml) == [".[graphviz,rich,test]", "covdefaults"]
+    assert testenv.tox_toml_deps('[env_run_base]\nskip_install = true\nextras = ["test"]\n') == []
+    assert testenv.tox_toml_deps('[env_run_base]\ndependency_groups = ["test"]\n') == [".[test]"]
+    repo, base = _repo(tmp_path / "r", {"tox.toml": toml.replace('"graphviz", "rich", ', ""),
+                                        "pyproject.toml": PYPROJECT})
+    assert testenv.plan(repo, base, ["tox.toml"], False, [], None).lines == [
+        "attrs>=22", "six", "hypothesis", "pytest-mock", "covdefaults"]
+    crash = ("ERROR: Exception:\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\n"
+             "pip._vendor.packaging.requirements.InvalidRequirement: Expected matching RIGHT_BRACKET for LEFT_BRACKET\n"
+             "    placeholder[ \"tox>=4.31\" ]\n               ~~^\n")
+    assert pip_cause(crash) == ("pip._vendor.packaging.requirements.InvalidRequirement: Expected matching "
+                                "RIGHT_BRACKET for LEFT_BRACKET")
+
+
 def test_a_pin_for_another_python_is_named_with_the_python_it_needs() -> None:
     """aiohttp (blind16): requirements/test.txt, compiled by pip-compile under Python 3.10, pins
     backports-asyncio-runner 1.2.0, which requires Python <3.11; pip says so only in a note before its error, and
@@ -437,6 +474,26 @@ def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
     # An extra of the same name is the project's own declaration and wins.
     assert testenv.plan(repo, base, [], False, ["test"], None).lines == ["attrs>=22", "six", "hypothesis",
                                                                        "pytest-mock"]
+
+
+def test_uvs_older_dev_dependencies_are_the_dev_group_and_a_missing_module_names_it(tmp_path: Path) -> None:
+    """python-multipart (blind17b) kept its test dependencies in `[tool.uv] dev-dependencies`, which `uv run`
+    installs as the `dev` group: `--extras dev` was "not declared", and `No module named 'yaml'` was told to add
+    a requirements file or `--extras test`, which it does not have."""
+    from signoff.repair.verdict import reason
+
+    pyproject = ('[project]\nname = "mp"\nversion = "1"\ndependencies = []\n[dependency-groups]\ndev = ["ruff"]\n'
+                 '[tool.uv]\ndev-dependencies = ["PyYAML==6.0.1", "pytest==8.1.1", "ruff"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    assert testenv.plan(repo, base, [], True, ["dev"], None).lines == ["ruff", "PyYAML==6.0.1", "pytest==8.1.1"]
+    detail = "base: test_multipart.py: ModuleNotFoundError: No module named 'yaml'"
+    found = testenv.declared_in_group(detail, repo, base, [])
+    assert found == "the project declares PyYAML in its `dev` group or extra (pyproject.toml), not installed"
+    assert reason("collection_error", f"{detail} ({found})")["fix"] == (
+        "install the project's `dev` group or extra, which declares PyYAML: pass --project-deps --extras dev")
+    # Asked for already (then pip's error or the module's own name is the matter), or declared nowhere: nothing.
+    assert testenv.declared_in_group(detail, repo, base, ["dev"]) == ""
+    assert testenv.declared_in_group("No module named 'lxml'", repo, base, []) == ""
 
 
 def test_a_poetry_project_declares_its_dependencies_in_its_own_table(tmp_path: Path) -> None:

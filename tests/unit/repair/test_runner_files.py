@@ -272,3 +272,50 @@ def test_the_guard_tells_the_first_host_outside_the_machine_once() -> None:
 
     assert verdict.network_reached(f"Traceback...\n{said}") == \
         "; the tests reached for the network (github.com:443), which runs never have"
+
+def test_a_namespace_package_the_environment_made_at_start_up_gets_the_checkouts_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """zope.interface (blind17b): zope.event's `-nspkg.pth` made `zope` at start-up with the environment's folder
+    as its whole path, and `import zope.interface` failed although the checkout has src/zope/interface."""
+    guard = _fresh_guard()
+    env, checkout, harness = tmp_path / "site", tmp_path / "src", tmp_path / "harness"
+    (env / "nsq17" / "event").mkdir(parents=True)
+    (checkout / "nsq17" / "iface").mkdir(parents=True)
+    (checkout / "nsq17" / "iface" / "__init__.py").write_text("WHERE = 'checkout'\n")
+    (checkout / "regq17").mkdir()
+    namespace = types.ModuleType("nsq17")
+    namespace.__path__ = [str(env / "nsq17")]  # as the .pth leaves it: no file of its own
+    regular = types.ModuleType("regq17")
+    regular.__file__, regular.__path__ = str(env / "regq17" / "__init__.py"), [str(env / "regq17")]
+    monkeypatch.setitem(sys.modules, "nsq17", namespace)
+    monkeypatch.setitem(sys.modules, "regq17", regular)
+    joined = guard._join_namespaces({"nsq17": [str(harness / "nsq17")]}, [str(checkout)])
+    assert joined == [f"nsq17 ({checkout / 'nsq17'})"]
+    assert namespace.__path__ == [str(harness / "nsq17"), str(checkout / "nsq17"), str(env / "nsq17")]
+    assert regular.__path__ == [str(env / "regq17")]  # a regular package of the environment: not this
+    monkeypatch.delitem(sys.modules, "nsq17.iface", raising=False)
+    import importlib
+
+    assert importlib.import_module("nsq17.iface").WHERE == "checkout"
+    monkeypatch.delitem(sys.modules, "nsq17.iface")
+    assert guard._join_namespaces({}, [str(checkout)]) == []  # joined once
+
+
+def test_the_harness_root_joins_the_path_before_the_checkout() -> None:
+    """django-model-utils (blind17bz): pytest-django imports `tests.settings` at start-up, before pytest collects the
+    test package; with only the checkout on the path that was the checkout's `tests`, and pytest then refused the
+    harness's test module ("import file mismatch")."""
+    guard = _fresh_guard()
+    assert guard._joining("/harness/", ["/src", "/src/src"], ["/usr/lib/python3.11"]) == [
+        "/harness", "/src", "/src/src"]
+    assert guard._joining("/harness", ["/src"], ["/harness", "/usr/lib"]) == ["/src"]  # never twice
+
+
+def test_ini_keys_keep_their_case() -> None:
+    """pytest reads ini keys as written: pytest-django's DJANGO_SETTINGS_MODULE from setup.cfg, lowercased, was
+    no option of its, and Django said its settings were not configured."""
+    from signoff.repair.pytest_config import read
+
+    cfg = read(lambda n: b"[tool:pytest]\nDJANGO_SETTINGS_MODULE = tests.settings\n" if n == "setup.cfg" else None,
+               "base revision")
+    assert cfg is not None and "DJANGO_SETTINGS_MODULE = tests.settings" in cfg.text

@@ -551,7 +551,8 @@ def test_an_expected_test_that_skips_only_what_base_skipped_passes_where_it_ran(
     # The fixed commit as its own base: what ran passed, the rest skipped, and the reason says so.
     fixed_base = judge(_measured(fixed, fixed, [run(case(NEIGHBOURS[0]))]))
     skipped_case = fast.split("::")[-1]
-    assert fixed_base.reasons[0]["detail"] == f"base: it was skipped (1 of 3 cases skipped, e.g. {skipped_case})"
+    assert fixed_base.reasons[0]["detail"] == (
+        f"base: it passed in every case that ran (1 of 3 cases skipped, e.g. {skipped_case})")
 
 
 # -- a regression failure the base shares (Sphinx #13195: Pygments 2.19 changed the HTML compared) ------------
@@ -796,3 +797,49 @@ def test_pytest_itself_shadowed_by_the_environment_is_named_with_a_runner_that_c
     assert "--runner '{python} -m pytest" in reason("import_shadowed", line)["fix"]
     other = reason("import_shadowed", _shadowed_line(["attr (/opt/signoff-venv/lib/python3.11/site-packages/attr)"]))
     assert other["detail"].startswith("attr (") and "leave the distribution" in other["fix"]
+
+
+def test_a_base_that_passed_where_it_ran_and_skipped_the_rest_says_it_passed() -> None:
+    """markupsafe (blind17b): the fixed commit as its own base passed with the pure module and skipped the unbuilt
+    speedups; "it was skipped" sent a person after the skip, when the base simply did not show the defect."""
+    cases = [case(f"{EXPECT}[markupsafe._native]"), case(f"{EXPECT}[None]", "skipped", message="speedups unavailable")]
+    base = summarize([EXPECT], [run(*cases)])
+    verdict, reasons = classify(base, base, summarize(NEIGHBOURS, GOOD_REGR))
+    shown = next(r for r in reasons if r["code"] == "base_not_reproduced")
+    assert verdict == INCONCLUSIVE and shown["detail"] == (
+        "base: it passed in every case that ran (1 of 2 cases skipped, e.g. test_coupon_applies_once[None]: "
+        "speedups unavailable)")
+    assert "make them run" in shown["fix"]
+    # Every case skipped: still a skip.
+    skipped = summarize([EXPECT], [run(case(EXPECT, "skipped", message="needs the C parser"))])
+    shown = next(r for r in classify(skipped, skipped, summarize(NEIGHBOURS, GOOD_REGR))[1]
+                 if r["code"] == "base_not_reproduced")
+    assert shown["detail"] == "base: it was skipped (test_coupon_applies_once: needs the C parser)"
+
+
+def test_a_collection_error_named_by_an_exception_not_called_error_says_what_it_was() -> None:
+    """django-model-utils (blind17bz): Django's `ImproperlyConfigured` stopped the test module's import, and the
+    reason said pytest's "collection failure", which names nothing."""
+    from signoff.repair.junit import collection_cause
+
+    body = ("tests/test_x.py:5: in <module>\n    from tests.models import Post\n"
+            "E   django.core.exceptions.ImproperlyConfigured: Requested setting SPLIT_MARKER, but settings are not "
+            "configured.\n")
+    assert collection_cause(body) == ("django.core.exceptions.ImproperlyConfigured: Requested setting SPLIT_MARKER, "
+                                      "but settings are not configured.")
+    assert collection_cause("E   AppRegistryNotReady: Apps aren't loaded yet.") == (
+        "AppRegistryNotReady: Apps aren't loaded yet.")
+    # An error named so still wins over a later line that only looks like one.
+    assert collection_cause("E   ModuleNotFoundError: No module named 'x'\nE   Note: see above") == (
+        "ModuleNotFoundError: No module named 'x'")
+
+
+def test_an_import_file_mismatch_says_which_module_came_from_where() -> None:
+    from signoff.repair.junit import collection_cause
+
+    body = ("import file mismatch:\nimported module 'tests.test_x' has this __file__ attribute:\n"
+            "  /base/tests/test_x.py\n"
+            "which is not the same as the test file we want to collect:\n  /harness/tests/test_x.py\n"
+            "HINT: remove __pycache__ / .pyc files and/or use a unique basename for your test file modules\n")
+    assert collection_cause(body) == ("import file mismatch: tests.test_x was imported from /base/tests/test_x.py "
+                                      "before pytest collected /harness/tests/test_x.py")

@@ -91,3 +91,29 @@ def test_what_was_left_out_for_another_harness_is_not_left_out_for_one_that_impo
     _run(tmp_path, monkeypatch, [MISSING], {"chardet"})
     with pytest.raises(sandbox.PipError, match="mkautodoc"):
         _run(tmp_path, monkeypatch, [MISSING], {"mkautodoc"})
+
+
+# A pytest pinned to a release with no wheel for this Python (nothing the run may go without): pip's final answer.
+FINAL = "pip could not install requirements.txt: No matching distribution found for pytest==3.0.0"
+
+
+def test_pips_final_failure_for_a_plan_is_remembered_and_not_paid_again(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    pip_runs: list[str] = []
+    with pytest.raises(sandbox.PipError, match=r"pytest==3\.0\.0"):
+        _run(tmp_path, monkeypatch, [MISSING, FINAL], {"chardet"}, pip_runs=pip_runs)
+    assert pip_runs == ["pip", "pip"]  # mkautodoc left out, then pip's last word
+    with pytest.raises(sandbox.PipError, match=r"pytest==3\.0\.0") as again:
+        _run(tmp_path, monkeypatch, [MISSING, FINAL], {"chardet"}, pip_runs=pip_runs)
+    assert pip_runs == ["pip", "pip"] and again.value.log.startswith("(recalled: pip failed so for this plan")
+
+
+def test_a_failure_of_the_network_or_of_a_needed_line_is_not_remembered(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    offline = f"{FINAL} (WARNING: Retrying (Retry(total=4)) after connection broken)"
+    for failure, imports in ((offline, {"chardet"}), (MISSING, {"mkautodoc"})):
+        pip_runs: list[str] = []
+        for _ in range(2):
+            with pytest.raises(sandbox.PipError):
+                _run(tmp_path, monkeypatch, [failure], imports, pip_runs=pip_runs)
+        assert pip_runs == ["pip", "pip"], failure

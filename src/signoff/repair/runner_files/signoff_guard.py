@@ -888,6 +888,41 @@ def _project_packages(harness: str, paths: list[str]) -> dict[str, list[str]]:
     return out
 
 
+def _joining(harness_root: str, checkout: list[str], path: list[str]) -> list[str]:
+    """The folders that join the import path once pytest's plugins are loaded: the harness's root first, as `python
+    -m pytest` from a project's root has that folder on the path from the start, so that a plugin importing a module
+    of the test folder by its name at start-up (pytest-django's `DJANGO_SETTINGS_MODULE = tests.settings`) gets the
+    harness's `tests`, not the checkout's (pytest puts the same folder first anyway when it collects the test
+    package); then the checkout's folders."""
+    return [p for p in dict.fromkeys([harness_root.rstrip("/"), *checkout]) if p and p not in path]
+
+
+def _join_namespaces(harness_top: dict[str, list[str]], paths: list[str]) -> list[str]:
+    """Namespace packages the environment made before the checkout joined the path: an installed
+    distribution's `-nspkg.pth` (zope.event's, of the setuptools `namespace_packages` kind) creates
+    `zope` at start-up with the environment's folder as its whole path, so the checkout's
+    `src/zope/interface` is never found. The checkout's folder of it joins that path, first, and the
+    harness's before it (tests inside the package, `_ProjectPackages`), as `pip install -e .` would
+    have joined the checkout's. Only a module without a file of its own: a regular package imported
+    from the environment is another matter (`_preloaded`)."""
+    joined = []
+    for p in paths:
+        try:
+            names = sorted(os.listdir(p))
+        except OSError:
+            continue
+        for name in names:
+            module, folder = sys.modules.get(name), os.path.join(p, name)
+            if module is None or getattr(module, "__file__", None) or not hasattr(module, "__path__") \
+                    or not os.path.isdir(folder):
+                continue
+            old = [str(x) for x in module.__path__]
+            if folder not in old:
+                module.__path__ = [*(h for h in harness_top.get(name, []) if h not in old), folder, *old]
+                joined.append(f"{name} ({folder})")
+    return joined
+
+
 class _ProjectPackages:
     """For tests inside the project's package: the harness holds the package's `__init__.py` files
     only so that pytest names the test module as the project does (`dateutil.test.test_parser`). The
@@ -1436,13 +1471,14 @@ class Plugin:
         state["hooks"] = _hook_snapshot(early_config.pluginmanager)
         state["pm"] = early_config.pluginmanager
         state["started"] = True
-        joining = [p for p in state.get("paths", []) if p not in sys.path]
+        joining = _joining(str(root), state.get("paths", []), sys.path)
         preloaded = _preloaded(joining)
         state["preloaded"] = [f"{m} ({w})" for m, w in (_load_anew(preloaded) if preloaded else [])]
         at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith(("site-packages", "dist-packages"))),
                   len(sys.path))
         sys.path[at:at] = joining
         packages = _project_packages(_PLACES["harness"], state.get("paths", []))
+        _join_namespaces(packages, state.get("paths", []))
         if packages:
             sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
         if state["own_declared"]:
