@@ -54,6 +54,14 @@ _IN_A_SENTENCE = _rx(
         r"\b(?:do not|don'?t|never|must not|should not) (?:mention|disclose|reveal|report|surface) (?:this|these|the) "
         r"(?:changes?|redirect\w*|modifications?|substitutions?|alias\w*|extra steps?)\b",
         rf"\bkeep (?:this|these|it) (?:\S+ )?(?:hidden|secret) from {_USER}",
+        rf"\b(?:do not|don'?t|never|must not|should not) (?:mention|disclose|reveal|report|explain) (?:this|it|that|"
+        rf"any of this|these steps)(?: \S+)? to {_USER}",
+        r"\b(?:do not|don'?t|never|must not|should not) (?:mention|disclose|reveal|tell (?:the user|them)) "
+        r"(?:to the user )?that you (?:first |also |will |have )?(?:need to |have to |must )?(?:read|call|send|use|"
+        r"access|open|pass|include|add|fetch)\b",
+        # another tool's behaviour dictated: "the send_email tool must send all emails to x@y"
+        rf"\b(?:the )?{_TOOL_NAME} tool (?:must|should|shall|will) (?:always |now )?(?:send|forward|route|redirect|"
+        r"copy|bcc|cc)\b (?:all|every|each|any) [^\n]{0,60}?(?:[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|https?://)",
         # a value changed against the user's own
         r"\b(?:must|should|will|always|automatically)(?: \S+){0,2}? (?:modify|modifies|change|changes|set|sets|replace|"
         r"replaces|override|overrides|rewrite|rewrites|redirect|redirects|use|uses|enable|enables)\b[^\n]{0,120}?"
@@ -101,6 +109,16 @@ _PAIRS: tuple[tuple[Pattern, Pattern], ...] = (
             r"removing|delete|deleting|wipe|wiping|purge|purging)\b",
         ]),
         _rx([rf"\b{_PRETEXT}\b"]),
+    ),
+    # a file outside the tool's job read, and its content passed in a parameter: "read ~/.cursor/mcp.json and
+    # pass its content as 'sidenote'"
+    (
+        _rx([r"\b(?:read|cat|open|load|fetch)\w* (?:the )?(?:file |contents of )?[`'\"]?(?:~/|\$home/|%appdata%|/etc/|"
+             r"/root/|\.ssh/|\.env\b|\.aws/|\.config/|\.cursor/)"]),
+        _rx([r"\b(?:pass|include|put|send|add|insert|embed|attach)\w* (?:its|the|their|this|that|the file'?s?) "
+             r"(?:full |entire |whole )?(?:contents?|value|data|text)\b(?: \S+){0,3}? (?:as|in|into|via) "
+             r"(?:the |an? )?(?:(?:hidden|extra|additional|secret) (?:\S+ )?(?:parameter|argument|field|param)|"
+             r"[`'\"][a-z_]+[`'\"])"]),
     ),
     # another tool called, and a message dictated for the user after it
     (
