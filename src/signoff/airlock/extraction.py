@@ -115,7 +115,8 @@ _ASKED = compile_re(
 
 def find(plain: Sequence[str]) -> list[tuple[str, str]]:
     """(prompt_extraction, where) for the first sentence that asks the reader's context back."""
-    for index, sentence in enumerate(plain, start=1):
-        if _ASKED.search(sentence) is not None:
-            return [(fam.PROMPT_EXTRACTION, f"context asked back, sentence {index}")]
-    return []
+    # one pass over all the sentences (the patterns are multi-line), then the sentence that matched
+    if _ASKED.search("\n".join(plain)) is None:
+        return []
+    index = next((i for i, sentence in enumerate(plain, start=1) if _ASKED.search(sentence) is not None), 1)
+    return [(fam.PROMPT_EXTRACTION, f"context asked back, sentence {index}")]

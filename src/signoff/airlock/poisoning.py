@@ -181,9 +181,9 @@ def _sentence_of(pattern: Pattern, plain: Sequence[str]) -> int:
 
 def find(plain: Sequence[str]) -> list[tuple[str, str]]:
     """(tool_poisoning, where) for the first shape found in the sentences (plain view)."""
-    for index, sentence in enumerate(plain, start=1):
-        if _IN_A_SENTENCE.search(sentence) is not None:
-            return [(fam.TOOL_POISONING, f"order beyond a tool's job, sentence {index}")]
+    # one pass over all the sentences (the patterns are multi-line), then the sentence that matched
+    if _IN_A_SENTENCE.search("\n".join(plain)) is not None:
+        return [(fam.TOOL_POISONING, f"order beyond a tool's job, sentence {_sentence_of(_IN_A_SENTENCE, plain)}")]
     whole = " ".join(plain)
     for order, mark in _PAIRS:
         if order.search(whole) is not None and mark.search(whole) is not None:
