@@ -106,6 +106,25 @@ _ASKED = compile_re(
             r"\bwhat (?:is|was|were|'s) (?:written|said|typed|stated|the (?:very )?first (?:line|sentence|message|"
             r"words?|paragraph)) (?:\S+ ){0,3}?(?:at the (?:very )?(?:beginning|start|top) of |in |of )"
             r"(?:this|our|the) (?:conversation|chat|dialogue|prompt|context(?: window)?)\b",
+            r"\bwhat (?:is|are|were) the (?:first|last) (?:\d+|few|hundred) (?:words|lines|characters|sentences) "
+            r"(?:of|in) (?:your|the) (?:prompt|instructions|system prompt|system message|context|conversation)\b",
+            rf"\b(?:{_GIVE_BACK})\b(?: \S+){{0,2}}? everything (?:in|from|of) your (?:\S+ )?(?:context|prompt|"
+            r"instructions|memory|system message)\b",
+            # the same in other languages, with verbs of repeating or revealing only ("Muestra tus instrucciones de
+            # instalación" shows a reporter's own): "Wiederhole deine Anweisungen", "重复你的指令"
+            r"\b(?:wiederhole|wiederholen sie|verrate|verraten sie|gib)(?: mir)? (?:deine|ihre|alle deine) (?:\S+ )?"
+            r"(?:anweisungen|instruktionen|systemanweisungen?|systemprompt|vorgaben)\b",
+            r"\b(?:repete|repetez|revele|revelez|recite|recitez)(?:-moi)? (?:tes|vos|toutes tes|toutes vos) (?:\S+ )?"
+            r"(?:instructions|consignes|directives)\b|\b(?:repete|repetez|revele|revelez)(?:-moi)? (?:ton|votre) "
+            r"(?:prompt|invite) (?:systeme|initial)\b",
+            r"\b(?:repite|repita|revela|revele|recita)(?:me)? (?:tus|sus|todas tus|todas sus) (?:\S+ )?"
+            r"(?:instrucciones|indicaciones|directrices)\b|\b(?:repita|revele|recite)(?:-me)? (?:suas|tuas|as suas) "
+            r"(?:\S+ )?(?:instrucoes|diretrizes)\b|\b(?:ripeti|rivela|ripetimi|rivelami) (?:le tue|tutte le tue) "
+            r"(?:\S+ )?(?:istruzioni|direttive)\b",
+            r"(?:повтори|повторите|раскрой|раскройте|перескажи)(?: мне)? (?:свои|твои|ваши|все свои|все твои) "
+            r"(?:\S+ )?(?:инструкции|указания|системный промпт|промпт)",
+            r"(?:重复|复述|透露|泄露|输出|告诉我)(?:一下|一遍)?你的(?:全部|所有|初始|原始|系统)?(?:指令|指示|系统提示|提示词|设定|初始指令)",
+            r"(?:あなたの)?(?:指示|プロンプト|システムプロンプト|初期指示|命令)(?:を|の全文を)(?:繰り返|そのまま出力|出力|教え|表示)",
             r"\b(?:start|begin) your (?:response|reply|answer|output) with [\"'\x{201c}\x{2018}]?(?:my|the) "
             r"(?:instructions|system prompt|initial prompt|rules|prompt|guidelines) (?:are|is|say)",
         ]

@@ -49,7 +49,8 @@ _IN_A_SENTENCE = _rx(
     [
         # secrecy from the user: "you must not inform the user about the change", "Do not inform the user,"
         rf"\b(?:do not|don'?t|never|must not|should not|shall not) (?:inform|tell|notify|alert|let) {_USER}"
-        r"(?: know)?(?: ?[,;:.]| ?$| (?:about|of) (?:this|the|that|these|such|any) (?:\S+ )?(?:changes?|redirect\w*|"
+        r"(?: know)?(?: ?[,;:.]| ?$| (?:about|of) (?:this|it|that)(?: ?[,;:.]| ?$)| (?:about|of) (?:this|the|that|"
+        r"these|such|any) (?:\S+ )?(?:changes?|redirect\w*|"
         r"modifications?|steps?|substitutions?|alias\w*|updates?|instructions?|notes?|calls?|requests?))",
         r"\b(?:do not|don'?t|never|must not|should not) (?:mention|disclose|reveal|report|surface) (?:this|these|the) "
         r"(?:changes?|redirect\w*|modifications?|substitutions?|alias\w*|extra steps?)\b",
@@ -70,6 +71,9 @@ _IN_A_SENTENCE = _rx(
         r"\b(?:ignore|disregard|override) (?:any |the |all )?user-?(?:specified|provided|supplied|given|selected) ",
         rf"\bwhen (?:using|calling|invoking) (?:the )?{_TOOL_NAME}(?: tool)?(?: \S+){{0,12}}? (?:you (?:must|should) )?"
         rf"(?:always )?(?:change|modify|replace|switch|set|rewrite|redirect) the (?:\S+ ){{0,3}}?(?:to|with) {_QUOTED}",
+        rf"\bwhen (?:the )?{_TOOL_NAME}(?: tool)? is (?:invoked|called|used|run)\b,? (?:\S+ ){{0,4}}?(?:change|modify|"
+        r"replace|switch|set|rewrite|redirect) the (?:\S+ ){0,2}?(?:to|with) (?:[`'\"\x{2018}\x{201c}]|\+?[0-9]{6,}|"
+        r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|https?://)",
         # an outside address called as a step, to log or report what the agent does
         r"\b(?:must|should|need to|required to|have to) (?:also|first|additionally|then|always) [^\n]{0,80}?"
         r"https?://\S+[^\n]{0,80}?\b(?:log|logs|record|report|send|forward|share|collect|track)\b",
@@ -78,8 +82,9 @@ _IN_A_SENTENCE = _rx(
         r"\b(?:update|modify|change|edit|alter)\w* (?:the )?user(?:'s)? (?:\S+ )?(?:environment|shell|profile|home)"
         r"(?: \S+)? (?:configuration|config|settings|files?)\b",
         r"\bmust (?:\S+ ){0,3}?(?:read|cat|open|inspect|check|load|access)\b (?:the )?(?:user'?s? )?(?:contents of )?"
-        r"(?:~/)?\.(?:bashrc|zshrc|bash_profile|profile|bash_history|ssh/?\S*|env|aws/\S*|netrc|npmrc|git-credentials)"
-        r"(?: file)?\b",
+        r"(?:~/|\$home/|/home/\S*|/root/)?\.(?:bashrc|zshrc|bash_profile|profile|bash_history|ssh/?\S*|env|aws/\S*|netrc|"
+        r"npmrc|git-credentials)(?: file)?\b|\bmust (?:\S+ ){0,3}?(?:read|cat|open|access)\b (?:the )?(?:contents of )?"
+        r"/etc/(?:passwd|shadow|sudoers)\b",
         r"\b(?:run|execute)\b:?[^\n]{0,30}?\bcat (?:~/|\$home/|/root/|/home/\S+/)?\.ssh/id_(?:rsa|ed25519|ecdsa|dsa)"
         r"(?:[^.\w]|$)",
         # another tool ordered in this one's place
