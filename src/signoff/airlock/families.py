@@ -30,6 +30,8 @@ ACCOUNT_TAKEOVER = "account_takeover"
 DESTRUCTIVE_ACTION = "destructive_action"
 INSTRUCTION_INTENT = "instruction_intent"  # the learned detector (`intent.py`), not a pattern
 ADVERSARIAL_SUFFIX = "adversarial_suffix"  # optimiser-made token salad beside a request (`suffix.py`)
+PROMPT_EXTRACTION = "prompt_extraction"  # the reader's context asked back, in any paraphrase (`extraction.py`)
+TOOL_POISONING = "tool_poisoning"  # a tool's text that orders the agent beyond the tool's job (`poisoning.py`)
 
 FAMILIES: tuple[str, ...] = (
     INSTRUCTION_OVERRIDE,
@@ -46,6 +48,8 @@ FAMILIES: tuple[str, ...] = (
     DESTRUCTIVE_ACTION,
     INSTRUCTION_INTENT,
     ADVERSARIAL_SUFFIX,
+    PROMPT_EXTRACTION,
+    TOOL_POISONING,
 )
 
 DESCRIPTIONS: dict[str, str] = {
@@ -64,6 +68,9 @@ DESCRIPTIONS: dict[str, str] = {
     DESTRUCTIVE_ACTION: "asks the reader to run a command or action that destroys files, data or history",
     INSTRUCTION_INTENT: "the learned detector reads these sentences as instructions aimed at the reader",
     ADVERSARIAL_SUFFIX: "a request followed by optimiser-made token salad (GCG-style adversarial suffix)",
+    PROMPT_EXTRACTION: "asks the reader to repeat, recite, sum up or translate what it was given or saw",
+    TOOL_POISONING: "a tool's description or output that orders the agent beyond the tool's job: another tool, "
+    "a file or URL as a required step, a changed parameter, a claim to replace other tools, secrecy from the user",
 }
 
 # --- shared pieces -----------------------------------------------------------------------------

@@ -14,8 +14,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from signoff.airlock import (
+    extraction,
+    gitlog,
+    intent,
+    override,
+    payloads,
+    planted,
+    poisoning,
+    signals,
+    structure,
+    suffix,
+    turns,
+    wordsalad,
+)
 from signoff.airlock import families as fam
-from signoff.airlock import gitlog, intent, override, payloads, planted, signals, structure, suffix, turns, wordsalad
 from signoff.airlock._re import Span
 from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
@@ -272,6 +285,7 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
         found += planted.find(plain, folded, shown=shown if len(shown) == len(plain) else None)
         found += planted.in_data(normalised.text) + payloads.find(plain, folded)
         found += override.find(plain)  # plain-word overrides and roles, by class, in many languages
+        found += extraction.find(plain) + poisoning.find(plain)  # the reader's context asked back; tool poisoning
     if not english_only and plain:
         current = intent.model()
         # only windows aimed at a reader: a bug title that shares an attack's words is no order

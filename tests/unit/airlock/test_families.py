@@ -279,8 +279,9 @@ def test_family_fires_on_its_attack(family: str, text: str) -> None:
 
 
 def test_every_family_is_covered() -> None:
-    covered = set(POSITIVES) | {"encoded_payload", "hidden_unicode", "instruction_intent", "adversarial_suffix"}
-    # intent: test_intent; adversarial_suffix: test_suffix
+    covered = set(POSITIVES) | {"encoded_payload", "hidden_unicode", "instruction_intent", "adversarial_suffix",
+                                "prompt_extraction", "tool_poisoning"}
+    # intent: test_intent; adversarial_suffix: test_suffix; the last two: test_poisoning_extraction
     assert covered == set(FAMILIES)
 
 
