@@ -21,7 +21,9 @@ without their source group and its near copies, strongest aimed window as the sc
 Byte for byte: inputs are the sorted examples of `airlock_train.prepare`, the initial weights and
 the minibatch order come from one seeded generator, numpy runs in one thread (the script sets it
 before numpy is imported), and the weights are written as float32 bytes in base64 with the JSON's
-keys sorted. `--cache DIR` keeps the embedded windows on disk by the corpus's SHA-256."""
+keys sorted. `--embed-cache DIR` keeps the embedded windows on disk by the corpus's SHA-256.
+The variants of docs/airlock.md's sixteenth pass: AIRLOCK_EMBED_POOL=mean+max (the elementwise
+maximum of the tokens' vectors too), AIRLOCK_EMBED_HIDDEN, AIRLOCK_EMBED_EPOCHS."""
 
 from __future__ import annotations
 
