@@ -67,6 +67,7 @@ RATE = 0.05
 MOMENTUM = 0.9
 L2 = 1e-4
 SEED = 36
+DEFAULT_TARGET = tr.TARGET_FALSE_POSITIVES
 
 
 # --- the embeddings ---------------------------------------------------------------------------------
@@ -349,7 +350,11 @@ def main() -> int:
     parser.add_argument("--tool-outputs", action="store_true")
     parser.add_argument("--bare-orders", action="store_true")
     parser.add_argument("--requests", action="store_true")
+    parser.add_argument("--target", type=float, default=DEFAULT_TARGET,
+                        help="the honest groups' average out-of-source rate the threshold allows (beside the n-gram "
+                        "model, as an add-on: a tenth of its 0.01)")
     args = parser.parse_args()
+    tr.TARGET_FALSE_POSITIVES = args.target  # macro_threshold reads it
     examples, sources = tr.load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
                                     bare_orders=args.bare_orders, requests=args.requests)
     examples = sorted(set(examples), key=lambda e: (e.source, e.label, e.text))
@@ -371,7 +376,8 @@ def main() -> int:
         f"{EPOCHS} epochs, L2 {L2}, class-balanced, seed {SEED}",
         "features": f"mean of the window's token vectors ({WORDLLAMA}, {WEIGHTS}), unit length"
         + (", and their elementwise maximum" if MAX_POOL else ""),
-        "threshold_rule": "airlock_train.macro_threshold over honest texts scored out of source",
+        "threshold_rule": "airlock_train.macro_threshold over honest texts scored out of source"
+        + (f", at {args.target}" if args.target != DEFAULT_TARGET else ""),
         "threshold": threshold,
         "examples": {source: {"attacks": c[1], "honest": c[0]} for source, c in sorted(counts.items())},
         "corpus_sha256": digest,
