@@ -75,6 +75,9 @@ NEVER_TRAINED = (
     "llm-security-prompt-injection", "deepset", "loginbugreports", "jira", "jailbreakbench",
     "latent-jailbreak", "qiuhuachuan", "optimizing-prompt-templates", "defects4j", "bugsinpy", "comprehensive-rust",
     "payloadsallthethings", "prompt-injection-everywhere", "taksec", "pallms",
+    # final sets, never trained on: air13 and air15
+    "mcpsafety", "prompt-extraction", "hinglish", "farsec", "redcode", "vigil", "redteamcua", "korean-guardrail",
+    "bugspotter",
 )
 
 
