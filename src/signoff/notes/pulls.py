@@ -294,7 +294,12 @@ def _changed_words(diff: str) -> set[str]:
     changed = [line[1:] for line in diff.splitlines()
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
         [m.group(1) for m in _HUNK.finditer(diff)]
-    text = without_links("\n".join(changed))
+    return text_words("\n".join(changed))
+
+
+def text_words(text: str) -> set[str]:
+    """The words of lines of a diff, links out and identifiers split at `_` and camelCase, as an item's are."""
+    text = without_links(text)
     return with_concepts(words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) |
                          set(_NUMBERS.findall(text)))
 
