@@ -1449,6 +1449,28 @@ class Knowledge:
             return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
 
+    def _entry_cites(self, n: str, said: set[str], item_refs: set[str], own: Carrier) -> str:
+        """What git says of a number no commit of the range carries, when the item's own commit wrote the item's
+        entry into the changelog itself, citing other numbers: the maintainer's own line for the change names
+        them (pygments' "awk: recognize ternary operator", pushed by its author, adding "Awk: recognize ternary
+        operator (#2687)" to `CHANGES`: "(#2688)" is no number of that change). An item naming one of them, or
+        entries of the commit citing `n` too, leave it alone; so does a commit that did not change the
+        changelog."""
+        if self.diff_of is None or not any(_CHANGELOG_FILE.search(p) for p in self._touched(own)):
+            return ""
+        diff = self._read_diff(own.hash)
+        cited = {w[len(ENTRY_MARK):].split(":", 1)[0] for w in diff if w.startswith(ENTRY_MARK)}
+        # the item is that entry, in most of its words and the entry in most of the item's (the project's name, in
+        # every entry, is none of them: scrapy's "``scrapy.utils.misc.md5sum()`` is now deprecated" is no
+        # "``scrapy.utils.datatypes.CaselessDict``, deprecated since Scrapy 2.10.0, is removed")
+        said = said - self.project_words
+        restated = sorted((m for m in cited if self._restates(said, entry := told_for(diff, m, ENTRY_MARK) -
+                                                              self.project_words) and self._restates(entry, said)),
+                          key=int)
+        if not restated or n in cited or set(restated) & item_refs:
+            return ""
+        return f"git says #{restated[0]} ({own.hash[:10]}, {own.subject[:50]!r}, wrote its entry citing it)"
+
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
         """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
@@ -1524,6 +1546,8 @@ class Knowledge:
                 return Verdict(claim, "not_checkable", "pull request landed by a maintainer's rebase, its number lost")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
+        if not carriers and own is not None and (cited := self._entry_cites(n, item_words, item_refs, own)):
+            return Verdict(claim, "unsupported", cited)
         if carriers:
             if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")

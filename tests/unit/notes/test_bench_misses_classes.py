@@ -198,3 +198,35 @@ def test_what_a_diff_wrote_for_each_number() -> None:
     assert told_for(found, "12") == set() and told_for(found, "2967") == set()
     # kept apart: a repository's diff words are the same with them, and a diff's size does not count them
     assert not diff_words(diff) & found
+
+
+def _awk(entry: str) -> Knowledge:
+    """pygments 2.18.0's "awk: recognize ternary operator", pushed by its author (no pull request named), fixing
+    #2687, with the line it wrote into `CHANGES` (`entry`); another maintainer lands others' branches unnumbered."""
+    georg = ("Georg Brandl", "georg@example.org")
+    jean = ("Jean Abou Samra", "jean@example.org")
+    k = Knowledge("2.17.1..2.18.0", None, [], [
+        _commit(1, "awk: recognize ternary operator", "Fixes #2687", author=georg, committer=georg,
+                paths=("CHANGES", "pygments/lexers/textedit.py")),
+        _commit(2, "Add Luau lexer", author=("N. V. Lang", "nvl@example.org"), committer=jean,
+                paths=("pygments/lexers/luau.py",)),
+        _commit(3, "Fix TOML lexer for dotted keys", author=("Eric Wieser", "ew@example.org"), committer=jean,
+                paths=("pygments/lexers/configs.py",))])
+    k.diff_of = _reads({1: "diff --git a/CHANGES b/CHANGES\n@@ -23,0 +24 @@ Version 2.18.0\n" + entry +
+                           _diff_of("pygments/lexers/textedit.py", ["            (r'\\?|:', Operator),"])})
+    return k
+
+
+def test_an_entry_the_item_s_own_commit_wrote_names_its_number() -> None:
+    # pygments 2.18.0 (bench): the planted "Awk: recognize ternary operator (#2688)" for "(#2687)" passed: the
+    # commit names no pull request, so a number above the issue it fixes may be the pull request a rebase lost;
+    # but the commit wrote the item's entry into `CHANGES` itself, citing #2687, and no commit carries #2688
+    wrote = "+  * Awk: recognize ternary operator (#2687)\n"
+    item = "- Updated lexers:\n\n  * Awk: recognize ternary operator (#{n})\n"
+    assert _unsupported(_awk(wrote), item.format(n=2688)) == {"#2688"}
+    assert _unsupported(_awk(wrote), item.format(n=2687)) == set()
+    # an item naming the entry's number beside another, an entry citing both, or a commit that wrote no entry
+    # for the item (another's line) leave a number no commit carries unjudged, as before
+    assert _unsupported(_awk(wrote), item.format(n="2687, #2688")) == set()
+    assert _unsupported(_awk("+  * Awk: recognize ternary operator (#2687, #2688)\n"), item.format(n=2688)) == set()
+    assert _unsupported(_awk("+  * Luau: new lexer (#2601)\n"), item.format(n=2688)) == set()
