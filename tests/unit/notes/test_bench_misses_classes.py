@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from signoff.notes.knowledge import Knowledge
-from signoff.notes.pulls import diff_words, words
+from signoff.notes.pulls import MOVED, diff_words, evidence, words
 from signoff.notes.told import ENTRY_MARK, told_for, told_words
 
 from .test_knowledge_classes import _commit, _hash, _unsupported
@@ -230,3 +230,65 @@ def test_an_entry_the_item_s_own_commit_wrote_names_its_number() -> None:
     assert _unsupported(_awk(wrote), item.format(n="2687, #2688")) == set()
     assert _unsupported(_awk("+  * Awk: recognize ternary operator (#2687, #2688)\n"), item.format(n=2688)) == set()
     assert _unsupported(_awk("+  * Luau: new lexer (#2601)\n"), item.format(n=2688)) == set()
+
+
+_MOVE = ("diff --git a/yargs b/yargs\n@@ -1,4 +1,2 @@\n"
+         "-// TODO: consolidate on using a helpers file at some point in the future, which\n"
+         "-Yargs.applyExtends = (config, cwd, mergeExtends) => {\n"
+         "-  return applyExtends(config, cwd, mergeExtends, cjsPlatformShim)\n"
+         "+// This file gets hit in node versions below node 12.17.0\n"
+         "+// because conditional exports are not fully supported\n"
+         "+module.exports = require('./yargs.cjs');\n"
+         "diff --git a/yargs.cjs b/yargs.cjs\nnew file mode 100644\n@@ -0,0 +1,3 @@\n"
+         "+// TODO: consolidate on using a helpers file at some point in the future, which\n"
+         "+Yargs.applyExtends = (config, cwd, mergeExtends) => {\n"
+         "+  return applyExtends(config, cwd, mergeExtends, cjsPlatformShim);\n"
+         "diff --git a/package.json b/package.json\n@@ -26 +26 @@\n"
+         "-        \"require\": \"./yargs\"\n+        \"require\": \"./yargs.cjs\"\n"
+         "diff --git a/.github/workflows/ci.yaml b/.github/workflows/ci.yaml\n@@ -16 +16 @@ jobs:\n"
+         "-        node: [12, 14, 16]\n+        node: [14, 16, 18, 20, 22, 24]\n")
+
+
+def _yargs() -> Knowledge:
+    k = Knowledge("v17.7.2..v17.7.3", None, [], [
+        _commit(1, "fix: use entry point with file extension for anything that supports exports (#2514)",
+                "Fixes breakage with Node.js 26 importing plain `yargs` file.",
+                author=("John Gee", "john@example.org"),
+                paths=(".github/workflows/ci.yaml", "package.json", "test/helpers.cjs", "yargs", "yargs.cjs")),
+        _commit(2, "chore: bump version for release", author=("John Gee", "john@example.org"),
+                paths=("CHANGELOG.md", "package.json"))])
+    k.diff_of = lambda commit: diff_words(_MOVE) if commit == _hash(1) else set()
+    return k
+
+
+def test_code_moved_and_a_file_s_type_say_nothing_of_the_change() -> None:
+    # yargs 17.7.3 (bench): the planted "Support reading settings from a YAML file in the user's config directory
+    # (#2514)" passed: besides `file` of the title, it met `yaml` in the path `.github/workflows/ci.yaml`, whose
+    # extension says the file's type, and its diff holds `config` only in code moved from `yargs` to `yargs.cjs`
+    item = "- {text} ([#2514](https://github.com/yargs/yargs/issues/2514))\n"
+    assert _unsupported(_yargs(), item.format(text=INVENTED), "CHANGELOG.md") == {"#2514", "/issues/2514"}
+    told = "use entry point with file extension for anything that supports exports"
+    assert _unsupported(_yargs(), item.format(text=told), "CHANGELOG.md") == set()
+    # what the diff changed still ties an item (the node versions CI runs, the module the package requires)
+    changed = "Run CI on node 18 to 24 and require the yargs.cjs module where exports are not supported"
+    assert _unsupported(_yargs(), item.format(text=changed), "CHANGELOG.md") == set()
+
+
+def test_what_a_diff_moves_and_a_path_s_extension() -> None:
+    found = diff_words(_MOVE)
+    assert "config" not in found and MOVED + "config" in found and "conditional" in found  # moved, counted apart
+    # re-indented, a line changes scope (log's `#[cfg(feature = "kv_std")]` moved into a module): changed
+    scoped = diff_words("diff --git a/src/kv/value.rs b/src/kv/value.rs\n@@ -418 +418 @@\n"
+                        "-#[cfg(feature = \"kv_std\")]\n+#[cfg(feature = \"std\")]\n@@ -464,0 +465 @@\n"
+                        "+    #[cfg(feature = \"kv_std\")]\n")
+    assert "kv_std" in scoped
+    # a changelog's entries moved under the release's heading are still its words (sqlite-utils' "Release 4.2")
+    filed = diff_words("diff --git a/docs/changelog.rst b/docs/changelog.rst\n@@ -3 +3,2 @@\n"
+                       "-- Fixed type annotations for replace_with (:issue:`602`)\n+4.2\n@@ -9,0 +10 @@\n"
+                       "+- Fixed type annotations for replace_with (:issue:`602`)\n")
+    assert "annot" in filed and not any(w.startswith(MOVED) for w in filed)
+    # an extension is no word of a path, but shows a kind of change: `.rst` documentation, `.pyi` typing
+    assert "yaml" not in evidence([], [".github/workflows/ci.yaml"])
+    assert "lint" in evidence([], [".github/workflows/lint.yaml"])
+    assert words("documentation type") <= evidence([], ["docs/usage.rst", "src/pkg/api.pyi"])
+    assert words("readme") <= evidence([], ["README.md"]) and "github" in evidence([], [".github"])
