@@ -26,6 +26,8 @@ from typing import Any
 from signoff.notes.facts import area_of
 from signoff.notes.knowledge import BOTS
 from signoff.notes.practice import Practice, changelog_work, dependency_key
+from signoff.notes.pulls import CHANGELOG_FILE
+from signoff.notes.told import FRAGMENT
 
 BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
     "Breaking changes", "Deprecations", "Features", "Bug fixes", "Performance")
@@ -195,9 +197,13 @@ def _listed_refactor(text: str, f: dict[str, Any], refactors: bool) -> bool:
     return refactors and bool(_REFACTOR.match(text)) and (not areas or "code" in areas)
 
 
-def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = False) -> tuple[str | None, str]:
+def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = False,
+           listed: bool = False) -> tuple[str | None, str]:
     """(group, text) of one change; group None for housekeeping. With `refactors` (the project's
-    changelog lists them) a refactor of code is listed under Refactoring."""
+    changelog lists them) a refactor of code is listed under Refactoring. With `listed` (the change wrote
+    its own changelog entry) its files do not make it housekeeping: the maintainers listed it (kotlinpoet's
+    "Migrate to Sonatype Central Portal", a build and workflow change adding "In-development snapshots are
+    now published to the Central Portal Snapshots repository")."""
     breaking = bool(f.get("breaking"))
     m = _CONVENTIONAL.match(title)
     if conventional and m and m.group("type").lower() in _KNOWN_TYPES:
@@ -216,7 +222,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = 
         areas = set(f.get("areas") or [])
         if areas and areas <= {"docs"}:
             return DOCS, text  # `fix(docs): ...` is a documentation change
-        if areas and areas <= {"tests", "ci", "deps", "docs"} and not (kind in ("feat", "feature") and "docs" in areas):
+        if areas and areas <= {"tests", "ci", "deps", "docs"} and not listed and \
+                not (kind in ("feat", "feature") and "docs" in areas):
             # `fix(test): ...`: nothing a user of the package sees; a feature documented and tested
             # (what its code change before it made possible) is still a feature
             return None, text
@@ -232,7 +239,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = 
             typed_areas = set(f.get("areas") or [])
             if typed == DOCS and not (typed_areas & {"code"}):
                 return None, title
-            if typed_areas and typed_areas <= {"tests", "ci", "deps"} and typed != BREAKING:
+            if typed_areas and typed_areas <= {"tests", "ci", "deps"} and typed != BREAKING and not listed:
                 # pytest-asyncio's "fix: make linters happy", "feat(workflows): add gh release instead of
                 # ncipollo/release-action" (a workflow file alone): as in a conventional project
                 return None, title
@@ -242,7 +249,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = 
         f_areas = set(f.get("areas") or [])
         if _listed_refactor(m.group("text"), f, refactors):
             return REFACTORS, title
-        if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"}) or _HOUSEKEEPING.match(m.group("text")) \
+        if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"} and not listed) \
+                or _HOUSEKEEPING.match(m.group("text")) \
                 or (_HOUSEKEEPING_TITLE.search(m.group("text")) and not _MERGES_CODE.match(m.group("text"))) \
                 or _TEST_WORK.search(m.group("text")):
             return None, title
@@ -277,7 +285,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool, refactors: bool = 
         # a pull request on the documentation alone, as a merged one is told by its title (puma's
         # "Add gRPC guide ...", #3885, casey/just's "Note that `no-cd` only affects ...", #3679)
         return DOCS, text
-    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
+    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None and not listed:
         return None, text  # tests and CI alone (or documentation pushed alone): not a change users see
     if breaking or _BREAKING_WORDS.search(text):
         return BREAKING, text
@@ -495,7 +503,8 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
             continue  # a pull request merged and squashed both: listed once
         if _TRAILING_PR.sub("", title).strip().lower() in reverted:
             continue  # reverted within the range (and the revert itself): nothing a user gets
-        group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors)
+        listed = any(CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for p in paths.get(f["hash"], ()))
+        group, text = _group(_TRAILING_PR.sub("", title), f, conventional, practice.refactors, listed)
         if group is None or (f["hash"] in pushed and not pr and not _leading(f) and group not in (FEATURES, FIXES)):
             continue  # (a maintainer's pushed "Docs", "Nit" beside the pull requests: no change a user gets)
         if major and group not in (BREAKING, FIXES, DOCS) and _NEW_DEFAULT.search(text):

@@ -28,6 +28,7 @@ from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import Meaning, read_claims
 from signoff.notes.pulls import DIFF_BYTES, diff_words, words
 from signoff.notes.snapshot import Snapshot
+from signoff.notes.told import told_words
 from signoff.notes.verify import Support
 
 _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -249,7 +250,10 @@ def diff_reader(repo: Path) -> Callable[[str], set[str]]:
         if out.returncode != 0:  # a root commit, or one the repository lacks
             out = git.run(repo, "show", "-U0", "--format=", "--no-color", "--no-ext-diff", "--no-textconv", commit,
                           "--", check=False, drivers=drivers)
-        return diff_words(out.stdout[:DIFF_BYTES].decode("utf-8", errors="replace")) if out.returncode == 0 else set()
+        if out.returncode != 0:
+            return set()
+        text = out.stdout[:DIFF_BYTES].decode("utf-8", errors="replace")
+        return diff_words(text) | told_words(text)  # (what it wrote for each number, marked apart: `told`)
 
     return diff_of
 

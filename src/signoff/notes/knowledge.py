@@ -40,6 +40,7 @@ from signoff.notes.pulls import (
     without_links,
     words,
 )
+from signoff.notes.told import ENTRY_MARK, FRAGMENT, FRAGMENT_MARK, MARKS, told_for
 
 __all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarity", "version_of", "words"]
 
@@ -51,9 +52,7 @@ BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|gre
 # `#0000`"), no reference.
 _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)([1-9]\d*)\b",
                       re.IGNORECASE)
-_FRAGMENT = re.compile(r"(?:^|/)(?:(?:changelog|changes|news|release)[-_])?"
-                       r"(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|\.changeset|unreleased)/"
-                       r"(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
+_FRAGMENT = FRAGMENT
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
@@ -177,6 +176,7 @@ CODE_WORDS = frozenset("allow annot assert bas build but call check clas cod cre
 # What an item says of a change to the documentation (as `words` reads them)
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
+# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
 _CHANGELOG_FILE = CHANGELOG_FILE
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
@@ -406,6 +406,7 @@ class Knowledge:
         # their own pull request's, read only for a number the range's commits contradict (`_twin_elsewhere`)
         self.subjects_elsewhere: Callable[[str], list[str]] | None = None
         self._diffs: dict[str, set[str]] = {}
+        self._commit_diffs: dict[str, set[str]] = {}  # each commit's diff words, read once
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
         self.commit_months: set[str] = set()
@@ -883,6 +884,18 @@ class Knowledge:
         reproduces the symptom ("Add a test to reproduce #1006"): it says nothing of the cure. With the
         repository, a long item the messages and the diffs meet only by words of any code (`CODE_WORDS`) is
         about something else too."""
+        said = item_words(item)
+        fragment, writer = self._told(n, carriers, FRAGMENT_MARK)
+        entry, entry_writer = self._told(n, carriers, ENTRY_MARK)
+        titles = set().union(*(item_words(c.title) for c in carriers if not _MAIN_INTO.match(c.subject)))
+        if len(said) >= MIN_ITEM_WORDS and len(fragment) >= MIN_EVIDENCE_WORDS and \
+                len(shared_words(said, fragment | entry | titles)) * 2 < len(said):
+            # the range's changelog fragment for `n` is the maintainers' own sentence for it, which towncrier renders
+            # as the item, whole (every line of its final text was added in the range): an item most of whose words
+            # neither it nor the titles of the commits carrying `n` hold tells another change (pytest's "Support
+            # reading settings from a YAML file in the user's config directory" cited as #14004, whose fragments
+            # deprecate `baseid` and fix conftest fixture scoping)
+            return writer
         carriers = [c for c in carriers if not self._tests_only(c)]
         if not carriers:
             return None
@@ -898,7 +911,7 @@ class Knowledge:
             # brought everyone else's: their words are not the issue's
             self._known[key] = self._evidence(carriers + [b for c in carriers if len(c.parents) > 1
                                                           and not _MAIN_INTO.match(c.subject) for b in self._branch(c)])
-        said, known = item_words(item), self._known[key]
+        known = self._known[key]
         # a word of the project's name (`yaml` in every path of js-yaml) does not tie a long item to
         # the issue ("... settings from a YAML file ... #432" for the commit adding `noArrayIndent`)
         shared = [w for w in shared_words(said, known) if len(said) < LONG_ITEM or w not in self.project_words]
@@ -906,6 +919,13 @@ class Knowledge:
             return None
         if self.diff_of is None:
             return carriers[0] if len(said) >= LONG_ITEM and not shared else None
+        if not shared and len(entry) >= MIN_EVIDENCE_WORDS and not shared_words(said, entry):
+            # an entry the commit carrying `n` added to the changelog citing it says what the change is, in the
+            # maintainers' words (spotless' "Fix #2940 - Parse standard git year output in LicenseHeaderStep"
+            # adding "Parse standard git year output in LicenseHeaderStep. ([#2940](...))"); a later commit may
+            # reword it, so only an item sharing no word with it, nor with the messages, is about something else,
+            # whatever words of any code the diff holds (its test's `setDirectory`, `setFile`, `clearGitConfig`)
+            return entry_writer
         if not shared and len(said & self._diff(key, carriers)) * 2 < len(said):
             return carriers[0]
         # words of any code tie an item to no change: a long item the messages and the diffs meet only by them, and
@@ -916,6 +936,20 @@ class Knowledge:
                 len(diff := self._diff(key, carriers)) < MIN_EVIDENCE_WORDS:
             return None
         return carriers[0] if set(shared) | (said & diff) <= CODE_WORDS else None
+
+    def _told(self, n: str, carriers: list[Carrier], mark: str) -> tuple[set[str], Carrier | None]:
+        """The words the commits carrying `n` wrote for it (with the repository at hand), and the first of them
+        to write any: with `FRAGMENT_MARK` the lines of its changelog fragment (`changelog/14004.deprecation.rst`:
+        every word its final text holds, as a line of it was added by one of them), with `ENTRY_MARK` the entries
+        they added to a changelog file citing it (`told.told_words`). A merge bringing the main line into the
+        issue's branch wrote everyone else's entries, none of them for it."""
+        if self.diff_of is None:
+            return set(), None
+        # (only a commit that changed the changelog, its file or a fragment, can have written anything for `n`)
+        found = [(told_for(self._read_diff(c.hash), n, mark), c) for c in carriers if not _MAIN_INTO.match(c.subject)
+                 and any(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in self._touched(c))]
+        wrote = [c for told, c in found if told]
+        return set().union(*(told for told, _ in found)), wrote[-1] if wrote else None  # (newest first)
 
     def _touched(self, c: Carrier) -> tuple[str, ...]:
         """The paths a commit changed; a merge commit lists none (git log shows none for merges): its
@@ -940,8 +974,14 @@ class Knowledge:
         """The words of the lines pull request `n` changed: the diff of each commit naming it as its
         own (a squashed commit, or a merge against its first parent, which is the branch's work)."""
         if n not in self._diffs and self.diff_of is not None:
-            self._diffs[n] = set().union(*(self.diff_of(c.hash) for c in own))
+            # (a fragment's words, copied apart marked with its number, are the diff's already)
+            self._diffs[n] = {w for c in own for w in self._read_diff(c.hash) if not w.startswith(MARKS)}
         return self._diffs.get(n, set())
+
+    def _read_diff(self, commit: str) -> set[str]:
+        if commit not in self._commit_diffs and self.diff_of is not None:
+            self._commit_diffs[commit] = self.diff_of(commit)
+        return self._commit_diffs.get(commit, set())
 
     @staticmethod
     def _evidence(made: list[Carrier]) -> set[str]:
@@ -1487,6 +1527,28 @@ class Knowledge:
         diff = self._diff(f"commit {own.hash}", [own])
         return f"#{n}" in diff and len(said & diff) * 10 >= len(said) * 9
 
+    def _entry_cites(self, n: str, said: set[str], item_refs: set[str], own: Carrier) -> str:
+        """What git says of a number no commit of the range carries, when the item's own commit wrote the item's
+        entry into the changelog itself, citing other numbers: the maintainer's own line for the change names
+        them (pygments' "awk: recognize ternary operator", pushed by its author, adding "Awk: recognize ternary
+        operator (#2687)" to `CHANGES`: "(#2688)" is no number of that change). An item naming one of them, or
+        entries of the commit citing `n` too, leave it alone; so does a commit that did not change the
+        changelog."""
+        if self.diff_of is None or not any(_CHANGELOG_FILE.search(p) for p in self._touched(own)):
+            return ""
+        diff = self._read_diff(own.hash)
+        cited = {w[len(ENTRY_MARK):].split(":", 1)[0] for w in diff if w.startswith(ENTRY_MARK)}
+        # the item is that entry, in most of its words and the entry in most of the item's (the project's name, in
+        # every entry, is none of them: scrapy's "``scrapy.utils.misc.md5sum()`` is now deprecated" is no
+        # "``scrapy.utils.datatypes.CaselessDict``, deprecated since Scrapy 2.10.0, is removed")
+        said = said - self.project_words
+        restated = sorted((m for m in cited if self._restates(said, entry := told_for(diff, m, ENTRY_MARK) -
+                                                              self.project_words) and self._restates(entry, said)),
+                          key=int)
+        if not restated or n in cited or set(restated) & item_refs:
+            return ""
+        return f"git says #{restated[0]} ({own.hash[:10]}, {own.subject[:50]!r}, wrote its entry citing it)"
+
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
         """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
@@ -1578,6 +1640,8 @@ class Knowledge:
                 return Verdict(claim, "not_checkable", "pull request landed by a maintainer's rebase, its number lost")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
+        if not carriers and own is not None and (cited := self._entry_cites(n, item_words, item_refs, own)):
+            return Verdict(claim, "unsupported", cited)
         if carriers:
             if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")

@@ -130,9 +130,15 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
         branch = _BRANCH.match(message)
         if branch:
             out |= path_words(branch.group(1))
+    typed: set[str] = set()
     for path in paths:
-        out |= path_words(path)
-    return with_concepts(out)
+        # a file's extension says its type, not the change (`yaml` of `.github/workflows/ci.yaml` for "Support
+        # reading settings from a YAML file"), though a type shows a kind of change (`.pyi`: typing; `.rst`: docs)
+        folder, _, name = path.rpartition("/")
+        stem, dot, extension = name.rpartition(".")
+        out |= path_words(f"{folder}/{stem}" if dot and stem.strip(".") else path)
+        typed |= path_words(extension) if dot and stem.strip(".") else set()
+    return with_concepts(out | typed) - (typed - with_concepts(out))
 
 
 # What a word's other form adds to it (`color` and `colorizer`, `read` and `reader`), unlike a short
@@ -307,6 +313,10 @@ _LOCK_PART = re.compile(r"^diff --git a/\S*?(?:yarn\.lock|package-lock\.json|npm
                         r"Gemfile\.lock|composer\.lock|go\.sum|mix\.lock|flake\.lock) .*?(?=^diff --git |\Z)",
                         re.MULTILINE | re.DOTALL)
 LOCKED = "lock:"  # marks a word only a lock file's part of a diff holds: counted in its size, no word of the change
+MOVED = "moved:"  # marks a word only lines a diff moves hold (removed and added alike): counted, no word of it
+_LINE_END = re.compile(r"[\s;,]+$")
+_CHANGELOG_PART = re.compile(r"^diff --git a/\S*?(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)[^/\s]* "
+                             r".*?(?=^diff --git |\Z)", re.MULTILINE | re.DOTALL | re.IGNORECASE)
 
 
 def _changed_words(diff: str) -> set[str]:
@@ -315,7 +325,12 @@ def _changed_words(diff: str) -> set[str]:
     changed = [line[1:] for line in diff.splitlines()
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
         [m.group(1) for m in _HUNK.finditer(diff)]
-    text = without_links("\n".join(changed))
+    return text_words("\n".join(changed))
+
+
+def text_words(text: str) -> set[str]:
+    """The words of lines of a diff, links out and identifiers split at `_` and camelCase, as an item's are."""
+    text = without_links(text)
     return with_concepts(words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) |
                          set(_NUMBERS.findall(text)))
 
@@ -330,8 +345,20 @@ def diff_words(diff: str) -> set[str]:
     "Drop support for Python 3.9", 229 files and 771 lines of `uv.lock`, is a diff so large that what
     it holds ties nothing, with or without the lock file)."""
     locked = "\n".join(m.group(0) for m in _LOCK_PART.finditer(diff))
-    own = _changed_words(_LOCK_PART.sub("", diff)) | changelog_citations(diff)
-    return own | {LOCKED + w for w in _changed_words(locked) - own} if locked else own
+    # a line removed and added alike (its line end aside: `;`, `,`) is code moved, not changed: yargs' "use entry point
+    # with file extension ..." moves `Yargs.applyExtends = (config, cwd, mergeExtends) => {` from `yargs` to
+    # `yargs.cjs`. Indented otherwise it is a change of scope (log's `#[cfg(feature = "kv_std")]` moved into a module),
+    # and a changelog's lines moved are its entries filed under the release (sqlite-utils' "Release 4.2")
+    lines = [line for line in _CHANGELOG_PART.sub("", _LOCK_PART.sub("", diff)).splitlines()
+             if not line.startswith(("+++ ", "--- "))]
+    removed = {_LINE_END.sub("", line[1:]) for line in lines if line[:1] == "-"}
+    added = {_LINE_END.sub("", line[1:]) for line in lines if line[:1] == "+"}
+    moved = {line for line in removed & added if line.strip()}
+    own = _changed_words("\n".join(line for line in _LOCK_PART.sub("", diff).splitlines()
+                                   if line[:1] not in "+-" or line.startswith(("+++ ", "--- "))
+                                   or _LINE_END.sub("", line[1:]) not in moved)) | changelog_citations(diff)
+    out = own | {MOVED + w for w in text_words("\n".join(moved)) - own}
+    return out | {LOCKED + w for w in _changed_words(locked) - own} if locked else out
 
 
 def changelog_citations(diff: str) -> set[str]:

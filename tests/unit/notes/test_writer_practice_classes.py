@@ -229,3 +229,23 @@ def test_the_package_the_notes_are_for_is_no_area_in_its_own_notes() -> None:
     assert [line.text for line in changelog_lines(commits, paths=paths, package="tracing-subscriber")] == [
         "Switch to unconditional no_std (#3300).", "Subscriber: remove clone_span on enter (#3289)."]
     assert changelog_lines(commits, paths=paths)[0].text.startswith("Tracing-subscriber: Switch")  # no package
+
+
+def test_a_change_that_wrote_its_own_changelog_entry_is_listed_whatever_its_files() -> None:
+    # square/kotlinpoet 2.2.0..2.3.0 (round 20): "Migrate to Sonatype Central Portal (#2135)" changes the release
+    # workflow, `gradle.properties` and the docs, so was left out as build work; it added its own entry to
+    # `docs/changelog.md` ("In-development snapshots are now published to the Central Portal Snapshots repository")
+    portal = _commit(1, "Migrate to Sonatype Central Portal (#2135)", ("ci", "docs"))
+    workflow = _commit(2, "Run the release workflow on tags only (#2136)", ("ci",))
+    fixed = _commit(3, "fix(ci): cache the Gradle wrapper (#2137)", ("ci", "docs"))
+    paths = {portal["hash"]: [".github/workflows/release.yml", "docs/changelog.md", "docs/index.md",
+                              "gradle.properties"],
+             workflow["hash"]: [".github/workflows/release.yml"],
+             fixed["hash"]: [".github/workflows/build.yml", "CHANGELOG.md"]}
+    listed = [line.text for line in changelog_lines([portal, workflow], paths=paths)]
+    assert listed == ["Migrate to Sonatype Central Portal (#2135)."]
+    assert [line.text for line in changelog_lines([portal, workflow])] == []  # without the paths, build work
+    # a conventional project's CI fix writing its entry is listed too; its `ci:` kind, housekeeping, is not
+    assert [line.text for line in changelog_lines([fixed], paths=paths)] == ["Ci: cache the Gradle wrapper (#2137)."]
+    chore = _commit(4, "ci: cache the Gradle wrapper (#2138)", ("ci",))
+    assert changelog_lines([chore], paths={chore["hash"]: [".github/workflows/build.yml", "CHANGELOG.md"]}) == []
