@@ -52,7 +52,6 @@ BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|gre
 # `#0000`"), no reference.
 _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)([1-9]\d*)\b",
                       re.IGNORECASE)
-_FRAGMENT = FRAGMENT
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
@@ -176,8 +175,6 @@ CODE_WORDS = frozenset("allow annot assert bas build but call check clas cod cre
 # What an item says of a change to the documentation (as `words` reads them)
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
-# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
-_CHANGELOG_FILE = CHANGELOG_FILE
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -463,8 +460,8 @@ class Knowledge:
                         new_names.add(name)
             for f in c["files"]:
                 paths.add(f["path"])
-                if f.get("old_path") and (old := _FRAGMENT.search(f["old_path"])) and \
-                        (new := _FRAGMENT.search(f["path"])) and old.group(1) != new.group(1):
+                if f.get("old_path") and (old := FRAGMENT.search(f["old_path"])) and \
+                        (new := FRAGMENT.search(f["path"])) and old.group(1) != new.group(1):
                     renamed.setdefault(old.group(1), (new.group(1), len(self.carriers)))
                 if (package := _PACKAGE.match(f["path"])) is not None:
                     self.project_words |= words(package.group(1).replace("-", " ").replace("_", " "))
@@ -602,7 +599,7 @@ class Knowledge:
         # a fragment the commit writes names its entry; one it only empties is the release collecting
         # it into the changelog ("Release v3.14.0 (#12757)" deleting 76 of aiohttp's `CHANGES/N.*.rst`)
         fragments = {m.group(1) for f in c["files"] if f["added"] or not f["deleted"]
-                     for m in _FRAGMENT.finditer(f["path"])}
+                     for m in FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
         own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
@@ -666,7 +663,7 @@ class Knowledge:
             named = {w for w in said if w[:1].isdigit()}
             best: list[tuple[float, Carrier]] = sorted(((similarity(said, c.words - self.project_words), c)
                                                         for c in self.carriers
-                                                        if not (c.paths and all(_FRAGMENT.search(p) for p in c.paths))
+                                                        if not (c.paths and all(FRAGMENT.search(p) for p in c.paths))
                                                         and not (named and c.versions and not named & c.versions)),
                                                        key=lambda x: -x[0])[:2]
             clear = bool(best) and best[0][0] >= STRONG and not (
@@ -688,7 +685,7 @@ class Knowledge:
         made = [c for c in carriers if c.own == n]
         if not made or own is not None or not all(BOTS.search(c.author) for c in made):
             return None
-        if any((f := _FRAGMENT.search(p)) and f.group(1) == n for c in made for p in c.paths):
+        if any((f := FRAGMENT.search(p)) and f.group(1) == n for c in made for p in c.paths):
             # no bot writes the changelog fragment its pull request's number names: a person pushed a change
             # onto the bot's branch and told it there (trio's `newsfragments/3277.bugfix.rst`, "Ensure that the
             # DTLS server does not mutate SSL context", in github-actions' "Bump dependencies ... (#3277)")
@@ -947,7 +944,7 @@ class Knowledge:
             return set(), None
         # (only a commit that changed the changelog, its file or a fragment, can have written anything for `n`)
         found = [(told_for(self._read_diff(c.hash), n, mark), c) for c in carriers if not _MAIN_INTO.match(c.subject)
-                 and any(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in self._touched(c))]
+                 and any(CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for p in self._touched(c))]
         wrote = [c for told, c in found if told]
         return set().union(*(told for told, _ in found)), wrote[-1] if wrote else None  # (newest first)
 
@@ -959,7 +956,7 @@ class Knowledge:
     def _notes_only(self, c: Carrier) -> bool:
         """Whether a commit changes the changelog only (its file, or fragments of it)."""
         paths = self._touched(c)
-        return bool(paths) and all(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in paths)
+        return bool(paths) and all(CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for p in paths)
 
     def _tests_only(self, c: Carrier) -> bool:
         """Whether a commit changes tests only ("Fix regression introduced by #610 (#651)", a merge, is
@@ -967,7 +964,7 @@ class Knowledge:
         paths = self._touched(c)
         # a line of the changelog beside the test says what the test is for, and changes nothing
         # (ripgrep's "test: add regression test for fixed gitignore bug" touches CHANGELOG.md too)
-        tests = [p for p in paths if not (_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p))]
+        tests = [p for p in paths if not (CHANGELOG_FILE.search(p) or FRAGMENT.search(p))]
         return bool(tests) and all(_TEST_PATH.search(p) for p in tests)
 
     def _diff(self, n: str, own: list[Carrier]) -> set[str]:
@@ -1502,7 +1499,7 @@ class Knowledge:
         `Request#build_headers`", its branch holding the main line's new section), and checks in `_ref`."""
         made = [c for c in carriers if c.own == n]
         if self.diff_of is None or not made or len(said) < MIN_ITEM_WORDS or not any(
-                _CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for c in made for p in self._touched(c)):
+                CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for c in made for p in self._touched(c)):
             return False
         if any(len(c.parents) > 1 for c in made):
             # a merged branch may hold a commit writing the changelog for other pull requests too (gunicorn's
@@ -1522,7 +1519,7 @@ class Knowledge:
         dask.array (#2265)", written by #2276), not one the commit contradicts; a number its line does not say is."""
         if self.diff_of is None or len(own.parents) > 1 or len(said) < MIN_ITEM_WORDS or \
                 own.versions or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
-                not any(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in self._touched(own)):
+                not any(CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for p in self._touched(own)):
             return False
         diff = self._diff(f"commit {own.hash}", [own])
         return f"#{n}" in diff and len(said & diff) * 10 >= len(said) * 9
@@ -1534,7 +1531,7 @@ class Knowledge:
         operator (#2687)" to `CHANGES`: "(#2688)" is no number of that change). An item naming one of them, or
         entries of the commit citing `n` too, leave it alone; so does a commit that did not change the
         changelog."""
-        if self.diff_of is None or not any(_CHANGELOG_FILE.search(p) for p in self._touched(own)):
+        if self.diff_of is None or not any(CHANGELOG_FILE.search(p) for p in self._touched(own)):
             return ""
         diff = self._read_diff(own.hash)
         cited = {w[len(ENTRY_MARK):].split(":", 1)[0] for w in diff if w.startswith(ENTRY_MARK)}
