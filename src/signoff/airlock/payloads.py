@@ -147,7 +147,7 @@ def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
     whole_folded, whole_plain = "\n".join(folded), "\n".join(plain)
     if _LEAK.search(whole_folded) is not None:
         index = next((i for i, sentence in enumerate(folded, start=1) if _LEAK.search(sentence) is not None), 1)
-        found.append((fam.INSTRUCTION_OVERRIDE, f"prompt extraction, sentence {index}"))
+        found.append((fam.PROMPT_EXTRACTION, f"prompt extraction, sentence {index}"))
     if _WEB_PAYLOAD.search(whole_plain) is not None and (index := _web_payload(plain)):
         found.append((fam.DICTATED_CODE, f"web payload to write, sentence {index}"))
     if _LINK_PIECE.search(whole_plain) is not None and _FILL.search(whole_folded) is not None:

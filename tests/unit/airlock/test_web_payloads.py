@@ -41,7 +41,7 @@ HONEST = {
 
 
 HELD = [("dictated_code", "web payload to write, sentence ", text) for text in WRITE_A_PAYLOAD.values()] + [
-    ("instruction_override", "prompt extraction, sentence ", text) for text in ASK_FOR_THE_SETUP.values()
+    ("prompt_extraction", "prompt extraction, sentence ", text) for text in ASK_FOR_THE_SETUP.values()
 ]
 
 
