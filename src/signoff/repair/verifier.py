@@ -35,7 +35,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv, wheel_less
+from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, run_env, testenv, wheel_less
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -100,6 +100,9 @@ class VerifyRequest:
     lock: str | None = None  # the project's lock file (base revision): every package it names at its version
     python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
     allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
+    # Variables every execution gets (`--env NAME=VALUE`), checked by repair/run_env.py: recorded in the
+    # settings and the execution identity, since they change what the tests do.
+    env: dict[str, str] = field(default_factory=dict)
     # "auto": empty, then the whole run again as "project" when the tests read or write files
     # relative to the project's root; "empty"; or "project": the run starts in a writable copy of
     # the checkout and the harness
@@ -228,6 +231,7 @@ def _validate(req: VerifyRequest) -> None:
     if req.workdir not in WORKDIRS:
         raise UsageError(f"--workdir must be {' or '.join(WORKDIRS)}, got {req.workdir!r}",
                          "pass --workdir project for tests that read or write files relative to the project root")
+    run_env.check(req.env)
 
 
 WORKDIRS = ("auto", "empty", "project")
@@ -677,7 +681,7 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
     stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands.get(s, []), measured.runs[s],
                              judged.summaries[s]) for s in judged.summaries}
     ident = identity(base, cand, frozen.digest, runner.digest(), canonical_digest(executed.isolation),
-                     canonical_digest(executed.environment), executed.commands)
+                     canonical_digest(executed.environment), executed.commands, run_env.check(req.env))
     fp = fingerprint(ident)
     predicate: dict[str, Any] = {
         "kind": "measured",
@@ -702,7 +706,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
                      "lock": req.lock, "workdir": executed.workdir,
-                     "python": req.python, "allow_source_builds": req.allow_source_builds},
+                     "python": req.python, "allow_source_builds": req.allow_source_builds,
+                     **({"env": run_env.check(req.env)} if req.env else {})},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
                    "harness_source": str(source) if source else None},
@@ -952,7 +957,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             plan = plan_for(tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
                             argv = _in_workdir(workdir, argv)
-                            env = runner.env(python, pythonpath, plugins=own_plugins) | (
+                            env = runner.env(python, pythonpath, plugins=own_plugins, variables=req.env) | (
                                 runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs
@@ -999,7 +1004,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     base_plan, cand_plan = plan_for(base_tests), plan_for(cand_tests)
                     assert base_plan is not None and cand_plan is not None
                     job = forked.command(runner, base_tests, cand_tests, frozen.files, python, pythonpath,
-                                         base_plan, cand_plan, req.timeout, own_plugins)
+                                         base_plan, cand_plan, req.timeout, own_plugins, req.env)
                     progress("executions", done=done, total=done + 2)
                     try:
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
