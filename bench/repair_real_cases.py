@@ -45,7 +45,7 @@ from typing import Any
 from signoff import git, sandbox
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.repair import pytest_config, testenv
+from signoff.repair import extensions, pytest_config, testenv
 from signoff.repair.verifier import VerifyRequest, env_cache, requirement_files, verify, write_requirements
 
 CASES_FILE = Path(__file__).with_name("repair_real_cases.toml")
@@ -169,6 +169,8 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         if plan.project:  # and the package metadata it leaves (pre-commit reads its version from it)
             testenv.write_metadata(tree, plan.project, testenv.declared_version(clone, base))
         testenv.write_scripts(tree, testenv.console_scripts(clone, base))  # and its commands (coverage's)
+        if options.get("build_extensions"):  # and its extension modules, as `pip install -e .` builds them
+            _build_in_place(clone, base, tree, python, settings)
         if case.harness.endswith(".py"):
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)
@@ -214,6 +216,16 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
     if codes["candidate"] != 0 or codes["regression"] != 0:
         return "REJECTED", codes
     return "VERIFIED", codes
+
+
+def _build_in_place(clone: Path, base: str, tree: Path, python: str | None, settings: Settings) -> None:
+    """`setup.py build_ext --inplace` in the export, on the host, with what the base's [build-system] requires (a
+    failed build leaves the pure-Python code, as the project's own optional build does)."""
+    builder = sandbox.prepare_python_env(extensions.build_requires(clone, base), env_cache(settings),
+                                         base_python=python)
+    argv = ["setup.py"] if (tree / "setup.py").is_file() else ["-c", "from setuptools import setup; setup()"]
+    subprocess.run([str(builder.host_path / "bin" / "python"), *argv, "build_ext", "--inplace"], cwd=tree,
+                   capture_output=True, timeout=600, check=False)
 
 
 def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list[dict[str, Any]]:

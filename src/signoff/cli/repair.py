@@ -99,6 +99,10 @@ def verify_cmd(
                                                   "run gets, e.g. SQLITE=1; recorded in the fingerprint and the "
                                                   "evidence. Variables that change what Python, pytest, the linker "
                                                   "or a shell loads are refused.")] = None,
+    build_extensions: Annotated[bool, typer.Option("--build-extensions", help="Build the extension modules the base "
+                                                   "declares (setup.py ext_modules) for each revision, in the "
+                                                   "sandbox, before its tests run; default: the committed sources "
+                                                   "only.")] = False,
     workdir: Annotated[str, typer.Option("--workdir", help="auto (default: empty, and every run again as project "
                                          "when the tests read or write files relative to the project's root), "
                                          "empty, or project: each run starts in a writable copy of the checkout "
@@ -153,7 +157,7 @@ def verify_cmd(
             extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
             lock=lock, workdir=workdir, python=python, allow_source_builds=allow_source_builds, repeat=repeat,
             executions=executions, timeout=timeout, approved_digest=approved_digest, redact_paths=redact_paths,
-            evidence_path=evidence, bundle=bundle, env=variables,
+            evidence_path=evidence, bundle=bundle, env=variables, build_extensions=build_extensions,
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:

@@ -89,6 +89,8 @@ def presented_contract(st: CaseState, harness_digest: str) -> dict[str, Any]:
         shown["repository"] = c.repository
     if c.env:  # the variables every run gets change what the tests do: approved with the rest
         shown["env"] = dict(sorted(c.env.items()))
+    if c.build_extensions:
+        shown["build_extensions"] = True
     return shown
 
 

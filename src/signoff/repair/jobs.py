@@ -79,6 +79,8 @@ class RepairJobs:
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
             f"- runner: {c.runner}",
             *([f"- environment variables of every test run: {run_env.shown(c.env)}"] if c.env else []),
+            *(["- extension modules: built for each revision in the sandbox (its native code runs in the tests)"]
+              if c.build_extensions else []),
             "", *self._harness_text(st), "",
         ]
         approval = (st.approval or {}).get("approval")
@@ -166,7 +168,7 @@ class RepairJobs:
             timeout=c.timeout, approved_digest=st.harness_digest, frozen_digest=st.harness_digest,
             requirements=list(c.requirements), project_deps=c.project_deps, extras=list(c.extras), pytest=c.pytest,
             python=c.python, allow_source_builds=c.allow_source_builds, lock=c.lock, workdir=c.workdir,
-            env=dict(c.env))
+            env=dict(c.env), build_extensions=c.build_extensions)
         fields.update(overrides)
         return VerifyRequest(**fields)
 

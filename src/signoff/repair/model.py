@@ -67,6 +67,9 @@ class Contract:
     # Variables every test run gets (`--env`; repair/run_env.py refuses those that change what is loaded).
     # They change what the tests do, so they are part of the contract a person approves (presented_contract).
     env: dict[str, str] = field(default_factory=dict)
+    # Build each revision's extension modules in the sandbox (repair/extensions.py): the candidate's native
+    # code then runs in the tests, so it is shown with the contract too.
+    build_extensions: bool = False
     # What people know the repository by, shown with the base revision in the case room's contract
     # (default, when a case opens: its `origin` remote's URL without credentials, else its folder's name).
     repository: str = ""
@@ -97,7 +100,8 @@ class Contract:
             raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, "
                                                "regression, allow, pythonpath, runner, timeout, fixer_script, "
                                                "requirements, project_deps, extras, pytest, python, "
-                                               "allow_source_builds, lock, workdir, env, repository"
+                                               "allow_source_builds, lock, workdir, env, build_extensions, "
+                                               "repository"
                              ) from exc
         if not isinstance(contract.env, dict):
             raise UsageError(f"{path}: env must be a table of NAME = \"VALUE\"", 'write env = { SQLITE = "1" }')

@@ -35,7 +35,18 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, run_env, testenv, wheel_less
+from signoff.repair import (
+    extensions,
+    forked,
+    guard,
+    inherited,
+    lockfile,
+    paths,
+    pytest_config,
+    run_env,
+    testenv,
+    wheel_less,
+)
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -103,6 +114,9 @@ class VerifyRequest:
     # Variables every execution gets (`--env NAME=VALUE`), checked by repair/run_env.py: recorded in the
     # settings and the execution identity, since they change what the tests do.
     env: dict[str, str] = field(default_factory=dict)
+    # Build the extension modules the base declares (setup.py ext_modules), for each revision, in the sandbox
+    # (repair/extensions.py); off by default.
+    build_extensions: bool = False
     # "auto": empty, then the whole run again as "project" when the tests read or write files
     # relative to the project's root; "empty"; or "project": the run starts in a writable copy of
     # the checkout and the harness
@@ -674,6 +688,11 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                                          "regression": list(req.regression)},
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
     executed = _execute(req, settings, progress, repo, runner, frozen, measured, places)
+    compiled = extensions.compiled_changes(policy.changed) if runner.needs_python else []
+    if compiled and not req.build_extensions and extensions.declared(repo, base):
+        executed.notes.append(f"the candidate changes compiled sources ({', '.join(compiled[:3])}) that were not "
+                              "built: the runs judged the code without them; pass --build-extensions to build each "
+                              "revision's extension modules in the sandbox")
     measured.tests_changed = inherited.changed_by_candidate(
         repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
@@ -707,7 +726,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
                      "lock": req.lock, "workdir": executed.workdir,
                      "python": req.python, "allow_source_builds": req.allow_source_builds,
-                     **({"env": run_env.check(req.env)} if req.env else {})},
+                     **({"env": run_env.check(req.env)} if req.env else {}),
+                     **({"build_extensions": True} if req.build_extensions else {})},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
                    "harness_source": str(source) if source else None},
@@ -934,6 +954,10 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     environment, env_mounts = _node_packages(repo, base, settings, progress, preflight)
                 else:
                     environment = _node_environment()
+            if not preflight and req.build_extensions and runner.needs_python:
+                progress("building the extension modules")
+                environment["extensions"] = _build_extensions(req, settings, repo, base, cand, trees, python_exe,
+                                                              preflight)
             if not preflight:
                 canaries_in_class = [False]  # set when plain canaries could not run (below)
 
@@ -1117,6 +1141,41 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _remove_beside(where.path)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _build_extensions(req: VerifyRequest, settings: Settings, repo: Path, base: str, cand: str,
+                      trees: dict[str, Path], python_exe: str | None,
+                      preflight: list[dict[str, str]]) -> dict[str, Any]:
+    """Each revision's extension modules, built in the sandbox into its export (repair/extensions.py),
+    with a build environment of what the base's [build-system] requires, on the tests' interpreter. A
+    revision that declares none, or a build that fails, is INCONCLUSIVE `environment_unprepared`, its
+    cause in one line: the runs would judge the pure-Python code the person asked not to judge alone."""
+    from signoff import sandbox
+
+    declared = extensions.declared(repo, base)
+    record: dict[str, Any] = {"declared_by": declared}
+    if declared is None:
+        other = extensions.other_backend(repo, base)
+        preflight.append(reason(
+            "environment_unprepared", "--build-extensions: the base revision declares no extension modules signoff "
+            "builds (setup.py ext_modules, [tool.setuptools] ext-modules)" + (f"; its build backend {other} builds "
+                                                                             "out of tree" if other else ""),
+            "leave out --build-extensions" + (" (only setuptools extensions are built)" if other else "")))
+        return record
+    record["requires"] = extensions.build_requires(repo, base)
+    try:
+        builder = sandbox.prepare_python_env(record["requires"], env_cache(settings), base_python=python_exe,
+                                             label="the base revision's [build-system] requires")
+    except sandbox.PipError as exc:
+        preflight.append(reason("environment_unprepared", f"the build environment: {exc.message}",
+                                _wheel_fix(exc, False)))
+        return record
+    named = {"base": trees[base], **({"candidate": trees[cand]} if cand != base and cand in trees else {})}
+    record["builds"], failed = extensions.build(named, builder.python, list(builder.mounts), req.env, req.timeout,
+                                                req.backend)
+    if failed is not None:
+        preflight.append(reason("environment_unprepared", *failed))
+    return record
 
 
 def _minor(version: str | None) -> tuple[int, int] | None:
