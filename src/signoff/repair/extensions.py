@@ -159,6 +159,8 @@ _CAUSES: tuple[tuple[re.Pattern[str], str], ...] = (
      "install the development package of the library that header belongs to on this machine"),
     (re.compile(r"ModuleNotFoundError: No module named '(\w+)'"),
      "add the module the build imports to the base revision's [build-system] requires (it is read from there)"),
+    (re.compile(r"[\w./+-]+:\d+(?::\d+)?: (?:fatal )?error: .+"), "fix the revision's compiled source the compiler "
+     "names (the build's whole log is in the evidence, environment.extensions)"),
     (re.compile(r"\berror: .+"), "read the build's log in the evidence (environment.extensions); fix the "
                                  "revision's sources, or leave out --build-extensions to test the pure-Python code"),
 )

@@ -64,6 +64,11 @@ def test_a_failed_build_is_named_by_the_compilers_own_line() -> None:
     assert "gcc" in detail and "C compiler" in fix
     detail, fix = extensions.failure("x.c:3:10: fatal error: yaml.h: No such file or directory\n", "base", False, 9)
     assert "yaml.h" in detail and "development package" in fix
+    detail, fix = extensions.failure("src/markupsafe/_speedups.c: In function 'escape_unicode':\nsrc/markupsafe/"
+                                     "_speedups.c:156:14: error: expected ';' before 'inp'\nerror: command '/usr/bin/"
+                                     "gcc' failed with exit code 1\n", "candidate", False, 9)
+    assert detail == ("candidate: the extension modules could not be built: src/markupsafe/_speedups.c:156:14: error: "
+                      "expected ';' before 'inp'") and "compiled source" in fix
     detail, fix = extensions.failure("", "base", True, 9)
     assert detail == "base: building the extension modules took longer than 9s" and "--timeout" in fix
     detail, _ = extensions.failure("running build_ext\nPlain-Python build succeeded.\n", "base", False, 9)
