@@ -246,6 +246,9 @@ def _validate(req: VerifyRequest) -> None:
         raise UsageError(f"--workdir must be {' or '.join(WORKDIRS)}, got {req.workdir!r}",
                          "pass --workdir project for tests that read or write files relative to the project root")
     run_env.check(req.env)
+    if req.build_extensions and not Runner.parse(req.runner).needs_python:
+        raise UsageError(f"--build-extensions builds Python extension modules; the {req.runner} runner runs none",
+                         "leave out --build-extensions, or run the Python tests (--runner pytest)")
 
 
 WORKDIRS = ("auto", "empty", "project")

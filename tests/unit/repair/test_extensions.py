@@ -96,3 +96,14 @@ def test_the_changed_paths_that_are_compiled_sources() -> None:
     assert extensions.compiled_changes(["src/markupsafe/_speedups.c", "CHANGES.rst", "tests/test_escape.py",
                                         "pkg/_x.pyx", "pkg/x.h"]) == ["src/markupsafe/_speedups.c", "pkg/_x.pyx",
                                                                       "pkg/x.h"]
+
+
+def test_building_extensions_for_a_runner_that_runs_no_python_is_bad_usage() -> None:
+    import pytest
+
+    from signoff.kernel.errors import UsageError
+    from signoff.repair.verifier import VerifyRequest, _validate
+
+    with pytest.raises(UsageError, match="--build-extensions builds Python extension modules"):
+        _validate(VerifyRequest(Path("."), "a", "b", Path("h"), "t.test.js", runner="node", build_extensions=True))
+    _validate(VerifyRequest(Path("."), "a", "b", Path("h"), "t.py::t", build_extensions=True))
