@@ -33,6 +33,7 @@ REFUSED_PREFIXES: dict[str, str] = {
     "COV_CORE_": "read by pytest-cov's start-up hook, which starts coverage in every Python process",
     "BASH_FUNC_": "a shell function every bash imports",
     "NODE_": "read by node (options such as --require, module paths)",
+    "OPENSSL_": "read by OpenSSL when Python's ssl module loads it (a configuration that loads engines and providers)",
 }
 # Single names of the same kinds.
 REFUSED_NAMES: dict[str, str] = {

@@ -27,6 +27,7 @@ from signoff.repair.verifier import VerifyRequest, _validate
     "PYTHONWARNINGS", "PYTHON_GIL", "pythonpath",
     # the dynamic linker and the C library
     "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "GLIBC_TUNABLES", "GCONV_PATH",
+    "OPENSSL_CONF", "OPENSSL_MODULES",
     # pytest and py
     "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PY_IGNORE_IMPORTMISMATCH",
     # start-up hooks that installed packages' .pth files run
