@@ -45,13 +45,13 @@ from typing import Any
 from signoff import git, sandbox
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.repair import pytest_config, testenv
+from signoff.repair import extensions, pytest_config, testenv
 from signoff.repair.verifier import VerifyRequest, env_cache, requirement_files, verify, write_requirements
 
 CASES_FILE = Path(__file__).with_name("repair_real_cases.toml")
 EXPECTED = {"fix": "VERIFIED", "weakened": "REJECTED", "fix+regression": "REJECTED", "fixed-base": "INCONCLUSIVE"}
 OPTION_KEYS = ("requirements", "project_deps", "extras", "pytest", "python", "allow_source_builds", "pythonpath",
-               "lock", "workdir", "timeout")
+               "lock", "workdir", "timeout", "env", "build_extensions")
 
 
 @dataclass(frozen=True)
@@ -169,6 +169,8 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         if plan.project:  # and the package metadata it leaves (pre-commit reads its version from it)
             testenv.write_metadata(tree, plan.project, testenv.declared_version(clone, base))
         testenv.write_scripts(tree, testenv.console_scripts(clone, base))  # and its commands (coverage's)
+        if options.get("build_extensions"):  # and its extension modules, as `pip install -e .` builds them
+            _build_in_place(clone, base, tree, python, settings)
         if case.harness.endswith(".py"):
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)
@@ -204,7 +206,7 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             proc = subprocess.run([exe, "-m", "pytest", "-q", *ids], cwd=tree,
                                   env={"PATH": f"{env.host_path / 'bin'}:/usr/bin:/bin:{tree / testenv.SCRIPTS_FOLDER}",
                                        "PYTHONPATH": paths, "HOME": str(work),
-                                       "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
+                                       "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", **options.get("env", {})},
                                   capture_output=True, text=True, timeout=options.get("timeout", 300.0), check=False)
         except subprocess.TimeoutExpired:  # a test that hangs (uvicorn #2408's base): pytest never ends
             return "INCONCLUSIVE", {**codes, stage: -9}
@@ -214,6 +216,16 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
     if codes["candidate"] != 0 or codes["regression"] != 0:
         return "REJECTED", codes
     return "VERIFIED", codes
+
+
+def _build_in_place(clone: Path, base: str, tree: Path, python: str | None, settings: Settings) -> None:
+    """`setup.py build_ext --inplace` in the export, on the host, with what the base's [build-system] requires (a
+    failed build leaves the pure-Python code, as the project's own optional build does)."""
+    builder = sandbox.prepare_python_env(extensions.build_requires(clone, base), env_cache(settings),
+                                         base_python=python)
+    argv = ["setup.py"] if (tree / "setup.py").is_file() else ["-c", "from setuptools import setup; setup()"]
+    subprocess.run([str(builder.host_path / "bin" / "python"), *argv, "build_ext", "--inplace"], cwd=tree,
+                   capture_output=True, timeout=600, check=False)
 
 
 def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list[dict[str, Any]]:
@@ -238,11 +250,13 @@ def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list
                                          regression=_ids(case, case.regression),
                                          write_evidence=False, **{"timeout": 300.0, **options}), settings)
                 got, reasons = r.verdict, [f"{x['code']}: {x['detail'][:160]}" for x in r.reasons]
+                # What a person would be told to do, as `signoff repair verify` prints it (its first reason with one).
+                fix = next((x["fix"] for x in r.reasons if x.get("fix")), "") if got == "INCONCLUSIVE" else ""
             except SignoffError as exc:
-                got, reasons = "ERROR", [f"error: {exc.message}" + (f" / fix: {exc.fix}" if exc.fix else "")]
+                got, reasons, fix = "ERROR", [f"error: {exc.message}"], exc.fix or ""
             seconds = round(time.perf_counter() - start, 1)
             row = {"case": case.name, "project": case.project, "variant": variant, "expected": EXPECTED[variant],
-                   "got": got, "reasons": reasons, "seconds": seconds}
+                   "got": got, "reasons": reasons, "seconds": seconds, "fix": fix}
             if plain:
                 row["plain"], row["plain_exit"] = plain_pytest(case, clone, harness, base, candidate, options,
                                                                settings, work)
@@ -250,6 +264,13 @@ def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list
         return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def selected(case: Case, names: list[str] | None, projects: list[str] | None) -> bool:
+    """Whether `--case` or `--project` names the case: either alone selects, both add up; neither runs all."""
+    if not names and not projects:
+        return True
+    return case.name in (names or []) or case.project in (projects or [])
 
 
 def main() -> int:
@@ -263,7 +284,7 @@ def main() -> int:
     settings = Settings.load()
     rows: list[dict[str, Any]] = []
     for case in load_cases():
-        if (args.case and case.name not in args.case) or (args.project and case.project not in args.project):
+        if not selected(case, args.case, args.project):
             continue
         if not mirror_of(args.mirrors, case.repo).exists():
             print(f"{case.name}: no clone at {mirror_of(args.mirrors, case.repo)}; skipped", file=sys.stderr)
@@ -275,6 +296,8 @@ def main() -> int:
                 plain = f" plain {row['plain']:<12}" if "plain" in row else ""
                 print(f"{mark} {row['case']:<16} {row['variant']:<15} expected {row['expected']:<12} got "
                       f"{row['got']:<12}{plain} {row['seconds']:>6}s  {'; '.join(row['reasons'])}", flush=True)
+                if row["fix"]:
+                    print(f"     fix: {row['fix']}", flush=True)
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in rows:
         per[r["project"]][0] += r["got"] == r["expected"]

@@ -49,6 +49,11 @@ def print_result(result: Any) -> None:
 
         console.print(f"  tamper signal: the diff reaches for {signal_summary(result.signals)} (review it)",
                       highlight=False)
+    variables = (result.predicate.get("settings") or {}).get("env")
+    if variables:
+        from signoff.repair import run_env
+
+        console.print(f"  env {run_env.shown(variables)}  (every run's; in the fingerprint)", highlight=False)
     console.print(f"  fingerprint {result.fingerprint}", highlight=False)
     bundled = result.predicate.get("bundle")
     if bundled:
@@ -90,6 +95,14 @@ def verify_cmd(
     allow_source_builds: Annotated[bool, typer.Option("--allow-source-builds", help="Install source distributions "
                                                       "too (their build code runs on this machine); default: wheels "
                                                       "only.")] = False,
+    env: Annotated[list[str] | None, typer.Option("--env", help="NAME=VALUE (repeatable): a variable every test "
+                                                  "run gets, e.g. SQLITE=1; recorded in the fingerprint and the "
+                                                  "evidence. Variables that change what Python, pytest, the linker "
+                                                  "or a shell loads are refused.")] = None,
+    build_extensions: Annotated[bool, typer.Option("--build-extensions", help="Build the extension modules the base "
+                                                   "declares (setup.py ext_modules) for each revision, in the "
+                                                   "sandbox, before its tests run; default: the committed sources "
+                                                   "only.")] = False,
     workdir: Annotated[str, typer.Option("--workdir", help="auto (default: empty, and every run again as project "
                                          "when the tests read or write files relative to the project's root), "
                                          "empty, or project: each run starts in a writable copy of the checkout "
@@ -133,6 +146,9 @@ def verify_cmd(
     if bundle is not None and (bundle.is_dir() or ":" in bundle.name):
         raise UsageError(f"--bundle {bundle} must name a file (without ':' in its name)",
                          "pass e.g. --bundle evidence/repair.bundle, beside the --evidence file")
+    from signoff.repair import run_env
+
+    variables = run_env.parse(list(env or []))
     with reporting("repair verify") as progress:
         result = verify(VerifyRequest(
             repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
@@ -141,7 +157,7 @@ def verify_cmd(
             extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
             lock=lock, workdir=workdir, python=python, allow_source_builds=allow_source_builds, repeat=repeat,
             executions=executions, timeout=timeout, approved_digest=approved_digest, redact_paths=redact_paths,
-            evidence_path=evidence, bundle=bundle,
+            evidence_path=evidence, bundle=bundle, env=variables, build_extensions=build_extensions,
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:

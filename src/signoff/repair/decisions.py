@@ -82,10 +82,15 @@ def presented_contract(st: CaseState, harness_digest: str) -> dict[str, Any]:
     card), with the harness digest given: what an approval binds. The harness files are bound by
     the digest, which covers their paths, modes and bytes."""
     c = st.contract
-    shown = {"case": st.case_id, "behaviour": c.behaviour, "base": st.base, "harness_digest": harness_digest,
-             "expect": c.expect, "regression": list(c.regression), "allow": list(c.allow), "runner": c.runner}
+    shown: dict[str, Any] = {"case": st.case_id, "behaviour": c.behaviour, "base": st.base,
+                             "harness_digest": harness_digest, "expect": c.expect, "regression": list(c.regression),
+                             "allow": list(c.allow), "runner": c.runner}
     if c.repository:  # cases opened before the repository was named have none
         shown["repository"] = c.repository
+    if c.env:  # the variables every run gets change what the tests do: approved with the rest
+        shown["env"] = dict(sorted(c.env.items()))
+    if c.build_extensions:
+        shown["build_extensions"] = True
     return shown
 
 

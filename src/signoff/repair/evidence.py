@@ -33,10 +33,16 @@ EVIDENCE_STAGES = (*STAGE_NAMES, REGRESSION_ON_BASE)
 
 
 def identity(base: str, candidate: str, harness_digest: str, runner_digest: str, isolation_digest: str,
-             environment_digest: str, commands: dict[str, list[str]]) -> dict[str, Any]:
-    return {"base": base, "candidate": candidate, "harness_digest": harness_digest,
-            "runner_digest": runner_digest, "isolation_digest": isolation_digest,
-            "environment_digest": environment_digest, "commands": commands}
+             environment_digest: str, commands: dict[str, list[str]],
+             variables: dict[str, str] | None = None) -> dict[str, Any]:
+    """The execution identity; `variables` (a person's `--env`) join it only when set, so a verification
+    without them keeps the fingerprint it always had."""
+    ident = {"base": base, "candidate": candidate, "harness_digest": harness_digest,
+             "runner_digest": runner_digest, "isolation_digest": isolation_digest,
+             "environment_digest": environment_digest, "commands": commands}
+    if variables:
+        ident["variables"] = dict(sorted(variables.items()))
+    return ident
 
 
 def fingerprint(ident: dict[str, Any]) -> str:
@@ -107,6 +113,10 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
     if fingerprint(ident) != p.get("fingerprint"):
         raise IntegrityError("repair evidence: fingerprint does not match the execution identity",
                              "the statement was altered")
+    # The variables the runs got (`--env`) are the identity's: the settings may not say otherwise.
+    if (ident.get("variables") or {}) != ((p.get("settings") or {}).get("env") or {}):
+        raise IntegrityError("repair evidence: the settings' environment variables are not the execution "
+                             "identity's", "the statement was altered")
 
     # Every execution record matches its digest; every stage summary and the verdict re-derive.
     stages = _need(p, "stages", "predicate")

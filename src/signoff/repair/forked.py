@@ -53,12 +53,12 @@ class Forked:
 
 def command(runner: Runner, base_tests: list[str], cand_tests: list[str], harness_files: tuple[str, ...],
             python: str, pythonpath: list[str], base_plan: Plan, cand_plan: Plan, timeout: float,
-            plugins: dict[str, str] | None = None) -> Forked:
+            plugins: dict[str, str] | None = None, variables: dict[str, str] | None = None) -> Forked:
     """The one sandbox command for both executions, each with its own plan (canary and key)."""
     base_argv, collect = runner.command(base_tests, harness_files, python, pythonpath, base_plan, src=BASE_MOUNT)
     cand_argv, _ = runner.command(cand_tests, harness_files, python, pythonpath, cand_plan)
-    base_env = runner.env(python, pythonpath, src=BASE_MOUNT, plugins=plugins)
-    cand_env = runner.env(python, pythonpath, plugins=plugins)
+    base_env = runner.env(python, pythonpath, src=BASE_MOUNT, plugins=plugins, variables=variables)
+    cand_env = runner.env(python, pythonpath, plugins=plugins, variables=variables)
     spec = {"paths": [p for p in base_argv[4].split(":") if p], "args": base_argv[5:], "timeout": timeout,
             "env": {k: v for k, v in base_env.items() if cand_env.get(k) != v}, "collect": collect}
     argv = [*cand_argv[:4], "--base-first", json.dumps(spec, sort_keys=True, separators=(",", ":")), *cand_argv[4:]]

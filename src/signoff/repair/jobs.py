@@ -19,7 +19,7 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.repair import decisions
+from signoff.repair import decisions, run_env
 from signoff.repair.case import read_case, record
 from signoff.repair.decisions import BaseRun, card_request_id
 from signoff.repair.harness import shown_files
@@ -77,7 +77,11 @@ class RepairJobs:
             f"- expected test (must fail on base by an assertion, then pass): {c.expect}",
             f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
-            f"- runner: {c.runner}", "", *self._harness_text(st), "",
+            f"- runner: {c.runner}",
+            *([f"- environment variables of every test run: {run_env.shown(c.env)}"] if c.env else []),
+            *(["- extension modules: built for each revision in the sandbox (its native code runs in the tests)"]
+              if c.build_extensions else []),
+            "", *self._harness_text(st), "",
         ]
         approval = (st.approval or {}).get("approval")
         if st.approval is None:
@@ -163,7 +167,8 @@ class RepairJobs:
             regression=list(c.regression), allow=list(c.allow), pythonpath=list(c.pythonpath), runner=c.runner,
             timeout=c.timeout, approved_digest=st.harness_digest, frozen_digest=st.harness_digest,
             requirements=list(c.requirements), project_deps=c.project_deps, extras=list(c.extras), pytest=c.pytest,
-            python=c.python, allow_source_builds=c.allow_source_builds, lock=c.lock, workdir=c.workdir)
+            python=c.python, allow_source_builds=c.allow_source_builds, lock=c.lock, workdir=c.workdir,
+            env=dict(c.env), build_extensions=c.build_extensions)
         fields.update(overrides)
         return VerifyRequest(**fields)
 

@@ -24,6 +24,7 @@ from pydantic import Field
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger.aggregate import EventBody, Fold, Stamp, case_type
 from signoff.ledger.approval import Approval
+from signoff.repair import run_env
 
 REPAIR_CASE = case_type("repair.case", "repair.case.")
 REPAIR_ROOM = case_type("repair.room", "repair.room.")
@@ -63,6 +64,12 @@ class Contract:
     allow_source_builds: bool = False
     lock: str | None = None
     workdir: str = "auto"
+    # Variables every test run gets (`--env`; repair/run_env.py refuses those that change what is loaded).
+    # They change what the tests do, so they are part of the contract a person approves (presented_contract).
+    env: dict[str, str] = field(default_factory=dict)
+    # Build each revision's extension modules in the sandbox (repair/extensions.py): the candidate's native
+    # code then runs in the tests, so it is shown with the contract too.
+    build_extensions: bool = False
     # What people know the repository by, shown with the base revision in the case room's contract
     # (default, when a case opens: its `origin` remote's URL without credentials, else its folder's name).
     repository: str = ""
@@ -93,8 +100,15 @@ class Contract:
             raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, "
                                                "regression, allow, pythonpath, runner, timeout, fixer_script, "
                                                "requirements, project_deps, extras, pytest, python, "
-                                               "allow_source_builds, lock, workdir, repository"
+                                               "allow_source_builds, lock, workdir, env, build_extensions, "
+                                               "repository"
                              ) from exc
+        if not isinstance(contract.env, dict):
+            raise UsageError(f"{path}: env must be a table of NAME = \"VALUE\"", 'write env = { SQLITE = "1" }')
+        try:
+            run_env.check(contract.env)
+        except UsageError as exc:
+            raise UsageError(f"{path}: env: {exc.message}", exc.fix or "") from None
         if not contract.name or not contract.expect:
             raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")
         try:

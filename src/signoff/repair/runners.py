@@ -252,9 +252,14 @@ class Runner:
         return ["/bin/sh", "-c", self.template.format_map(values)], [JUNIT]
 
     def env(self, python: str | None, pythonpath: list[str], src: str = SRC_MOUNT,
-            plugins: dict[str, str] | None = None) -> dict[str, str]:
+            plugins: dict[str, str] | None = None, variables: dict[str, str] | None = None) -> dict[str, str]:
         """The execution's environment; `plugins` are the project's own pytest plugins (entry point name ->
-        module), which the guard loads from the checkout after its start."""
+        module), which the guard loads from the checkout after its start; `variables` are the person's
+        (`--env`, checked by repair/run_env.py), under the run's own, which always win."""
+        return {**(variables or {}), **self._own_env(python, pythonpath, src, plugins)}
+
+    def _own_env(self, python: str | None, pythonpath: list[str], src: str,
+                 plugins: dict[str, str] | None) -> dict[str, str]:
         folders = [src, *[f"{src}/{p}" for p in pythonpath]]
         path = "/usr/local/bin:/usr/bin:/bin"
         if python and "/" in python:

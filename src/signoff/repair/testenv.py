@@ -1034,7 +1034,7 @@ def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
                if (p := stem.with_suffix(ext)).is_file()]
     if sources:
         return (f"`{name}` is the checkout's own compiled extension: {sources[0]} is committed, the built module "
-                "is not")
+                "is not (--build-extensions builds it in the sandbox)")
     return (f"`{name}` is the checkout's own module and is not committed (generated when the project is built "
             "or installed: a compiled extension, or a version file setuptools_scm writes)")
 

@@ -84,8 +84,10 @@ FIXES = {
                                 "or drop these tests from --regression; the evidence holds both revisions' runs",
     "fails_alike": "read the error: it names what the run lacks, a step the project runs before its tests that "
                    "signoff does not run (babel's locale data is built from CLDR at install by `python setup.py "
-                   "import_cldr`, and no checkout commits it; generated data, compiled extensions; signoff builds "
-                   "nothing): provide it, or pick tests that do not need it; a person must look",
+                   "import_cldr`, and no checkout commits it; generated data; signoff builds nothing but the "
+                   "extension modules setup.py declares, with --build-extensions), or a service the tests reach (a "
+                   "database server: none is reachable from the sandbox; settings that choose another by a variable "
+                   "take --env NAME=VALUE): provide it, or pick tests that do not need it; a person must look",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
     "test_changed": "the harness inherits that test from the base's code: to judge a changed test, define it in "
@@ -109,8 +111,9 @@ _REMOVED_STDLIB = {"imp", "distutils", "asynchat", "asyncore", "smtpd", "cgi", "
                    "nis", "ossaudiodev", "sndhdr", "spwd", "sunau", "lib2to3"}
 
 
-UNBUILT_FIX = ("signoff runs the committed source as it is and builds nothing: a project whose compiled extensions or "
-               "generated modules must exist first cannot be verified this way (a person must build and test it)")
+UNBUILT_FIX = ("signoff runs the committed source as it is and builds nothing but the extension modules setup.py "
+               "declares (--build-extensions): a project whose generated modules, or extensions built another way, "
+               "must exist first cannot be verified this way (a person must build and test it)")
 # The project's own words for a build step its checkout lacks (hydra: "Error importing generated parsers, run
 # `python setup.py antlr` to regenerate.", printed before `sys.exit(1)`, so no exception names the module).
 _BUILD_STEP = re.compile(r"\b(?:python\d?(?:\.\d+)? )?setup\.py (?!test\b|install\b|develop\b)\w+|\bregenerate\b|"

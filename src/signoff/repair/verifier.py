@@ -35,7 +35,18 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv, wheel_less
+from signoff.repair import (
+    extensions,
+    forked,
+    guard,
+    inherited,
+    lockfile,
+    paths,
+    pytest_config,
+    run_env,
+    testenv,
+    wheel_less,
+)
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -100,6 +111,12 @@ class VerifyRequest:
     lock: str | None = None  # the project's lock file (base revision): every package it names at its version
     python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
     allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
+    # Variables every execution gets (`--env NAME=VALUE`), checked by repair/run_env.py: recorded in the
+    # settings and the execution identity, since they change what the tests do.
+    env: dict[str, str] = field(default_factory=dict)
+    # Build the extension modules the base declares (setup.py ext_modules), for each revision, in the sandbox
+    # (repair/extensions.py); off by default.
+    build_extensions: bool = False
     # "auto": empty, then the whole run again as "project" when the tests read or write files
     # relative to the project's root; "empty"; or "project": the run starts in a writable copy of
     # the checkout and the harness
@@ -228,6 +245,10 @@ def _validate(req: VerifyRequest) -> None:
     if req.workdir not in WORKDIRS:
         raise UsageError(f"--workdir must be {' or '.join(WORKDIRS)}, got {req.workdir!r}",
                          "pass --workdir project for tests that read or write files relative to the project root")
+    run_env.check(req.env)
+    if req.build_extensions and not Runner.parse(req.runner).needs_python:
+        raise UsageError(f"--build-extensions builds Python extension modules; the {req.runner} runner runs none",
+                         "leave out --build-extensions, or run the Python tests (--runner pytest)")
 
 
 WORKDIRS = ("auto", "empty", "project")
@@ -670,6 +691,11 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                                          "regression": list(req.regression)},
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
     executed = _execute(req, settings, progress, repo, runner, frozen, measured, places)
+    compiled = extensions.compiled_changes(policy.changed) if runner.needs_python else []
+    if compiled and not req.build_extensions and extensions.declared(repo, base):
+        executed.notes.append(f"the candidate changes compiled sources ({', '.join(compiled[:3])}) that were not "
+                              "built: the runs judged the code without them; pass --build-extensions to build each "
+                              "revision's extension modules in the sandbox")
     measured.tests_changed = inherited.changed_by_candidate(
         repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
@@ -677,7 +703,7 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
     stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands.get(s, []), measured.runs[s],
                              judged.summaries[s]) for s in judged.summaries}
     ident = identity(base, cand, frozen.digest, runner.digest(), canonical_digest(executed.isolation),
-                     canonical_digest(executed.environment), executed.commands)
+                     canonical_digest(executed.environment), executed.commands, run_env.check(req.env))
     fp = fingerprint(ident)
     predicate: dict[str, Any] = {
         "kind": "measured",
@@ -702,7 +728,9 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
                      "lock": req.lock, "workdir": executed.workdir,
-                     "python": req.python, "allow_source_builds": req.allow_source_builds},
+                     "python": req.python, "allow_source_builds": req.allow_source_builds,
+                     **({"env": run_env.check(req.env)} if req.env else {}),
+                     **({"build_extensions": True} if req.build_extensions else {})},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
                    "harness_source": str(source) if source else None},
@@ -929,6 +957,10 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     environment, env_mounts = _node_packages(repo, base, settings, progress, preflight)
                 else:
                     environment = _node_environment()
+            if not preflight and req.build_extensions and runner.needs_python:
+                progress("building the extension modules")
+                environment["extensions"] = _build_extensions(req, settings, repo, base, cand, trees, python_exe,
+                                                              preflight)
             if not preflight:
                 canaries_in_class = [False]  # set when plain canaries could not run (below)
 
@@ -952,7 +984,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             plan = plan_for(tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
                             argv = _in_workdir(workdir, argv)
-                            env = runner.env(python, pythonpath, plugins=own_plugins) | (
+                            env = runner.env(python, pythonpath, plugins=own_plugins, variables=req.env) | (
                                 runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs
@@ -999,7 +1031,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     base_plan, cand_plan = plan_for(base_tests), plan_for(cand_tests)
                     assert base_plan is not None and cand_plan is not None
                     job = forked.command(runner, base_tests, cand_tests, frozen.files, python, pythonpath,
-                                         base_plan, cand_plan, req.timeout, own_plugins)
+                                         base_plan, cand_plan, req.timeout, own_plugins, req.env)
                     progress("executions", done=done, total=done + 2)
                     try:
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
@@ -1112,6 +1144,41 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _remove_beside(where.path)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _build_extensions(req: VerifyRequest, settings: Settings, repo: Path, base: str, cand: str,
+                      trees: dict[str, Path], python_exe: str | None,
+                      preflight: list[dict[str, str]]) -> dict[str, Any]:
+    """Each revision's extension modules, built in the sandbox into its export (repair/extensions.py),
+    with a build environment of what the base's [build-system] requires, on the tests' interpreter. A
+    revision that declares none, or a build that fails, is INCONCLUSIVE `environment_unprepared`, its
+    cause in one line: the runs would judge the pure-Python code the person asked not to judge alone."""
+    from signoff import sandbox
+
+    declared = extensions.declared(repo, base)
+    record: dict[str, Any] = {"declared_by": declared}
+    if declared is None:
+        other = extensions.other_backend(repo, base)
+        preflight.append(reason(
+            "environment_unprepared", "--build-extensions: the base revision declares no extension modules signoff "
+            "builds (setup.py ext_modules, [tool.setuptools] ext-modules)" + (f"; its build backend {other} builds "
+                                                                             "out of tree" if other else ""),
+            "leave out --build-extensions" + (" (only setuptools extensions are built)" if other else "")))
+        return record
+    record["requires"] = extensions.build_requires(repo, base)
+    try:
+        builder = sandbox.prepare_python_env(record["requires"], env_cache(settings), base_python=python_exe,
+                                             label="the base revision's [build-system] requires")
+    except sandbox.PipError as exc:
+        preflight.append(reason("environment_unprepared", f"the build environment: {exc.message}",
+                                _wheel_fix(exc, False)))
+        return record
+    named = {"base": trees[base], **({"candidate": trees[cand]} if cand != base and cand in trees else {})}
+    record["builds"], failed = extensions.build(named, builder.python, list(builder.mounts), req.env, req.timeout,
+                                                req.backend)
+    if failed is not None:
+        preflight.append(reason("environment_unprepared", *failed))
+    return record
 
 
 def _minor(version: str | None) -> tuple[int, int] | None:

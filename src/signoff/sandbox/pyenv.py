@@ -255,7 +255,27 @@ def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
                     shutil.rmtree(tmp, ignore_errors=True)
                     raise SandboxUnavailable(f"could not copy the interpreter at {prefix}: {exc}",
                                              "apt-get install -y python3 (the sandbox uses /usr/bin/python3)") from exc
+    _copy_headers(cache_root, dest, prefix / "include" / exe.name)
     return _Base(str(exe), minor, identity, Mount(dest, str(prefix)))
+
+
+def _copy_headers(cache_root: Path, dest: Path, headers: Path) -> None:
+    """The interpreter's C headers beside its copy (`include/python3.X`), for extension modules built in the sandbox
+    (repair's --build-extensions): without them a pyenv interpreter's build ends `Python.h: No such file`. Added to a
+    copy made before too; they change nothing the identity (and so the environments' cache keys) covers."""
+    target = dest / "include" / headers.name
+    if not headers.is_dir() or target.is_dir():
+        return
+    with exclusive(cache_root / f".lock-{dest.name}"):
+        if target.is_dir() or (dest / "include").exists():
+            return
+        tmp = dest / f".include-{new_id()}"
+        try:
+            shutil.copytree(headers, tmp / headers.name, symlinks=True)
+            make_readable(tmp)
+            os.rename(tmp, dest / "include")
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)  # a build then names the missing header, with its fix
 
 
 def make_readable(top: Path) -> None:

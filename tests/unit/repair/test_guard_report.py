@@ -157,3 +157,23 @@ def test_canaries_an_autouse_fixture_with_params_parametrises_are_still_the_cana
     assert _canary_findings(PLAN, cases) == []
     assert _canary_findings(PLAN, [*cases, Case(f"{PLAN.passing}[True]", "failed", True, "AssertionError", "x")]) \
         == ["the canary that must pass did not (failed)"]
+
+
+def test_a_canary_case_skipped_by_the_harnesss_own_parameter_as_its_tests_were_is_no_finding() -> None:
+    """markupsafe (repairenv): its conftest parametrizes every test, the canaries too, over the pure module and the
+    speedups, skipped by a mark when they are not built. The canaries' `[None]` case is skipped as the harness's
+    tests' `[None]` cases are; the cases that ran did what they must. A skip no harness test shares, or a canary
+    with no case that ran, is still a finding."""
+    from signoff.repair.guard import _canary_findings
+
+    ran = [Case(f"{PLAN.failing}[_native]", "failed", True, "AssertionError", "AssertionError: nonce123"),
+           Case(f"{PLAN.passing}[_native]", "passed", False, None, "")]
+    skipped = [Case(f"{PLAN.failing}[None]", "skipped", False, None, "speedups unavailable"),
+               Case(f"{PLAN.passing}[None]", "skipped", False, None, "speedups unavailable")]
+    harness = [Case("tests/test_escape.py::test_subclass[_native]", "passed", False, None, ""),
+               Case("tests/test_escape.py::test_subclass[None]", "skipped", False, None, "speedups unavailable")]
+    assert _canary_findings(PLAN, [*ran, *skipped, *harness]) == []
+    assert _canary_findings(PLAN, [*ran, *skipped, harness[0]]) == [
+        "the canary that must fail by an assertion did not (skipped)", "the canary that must pass did not (skipped)"]
+    assert _canary_findings(PLAN, [*skipped, *harness]) == [
+        "the canary that must fail by an assertion did not (skipped)", "the canary that must pass did not (skipped)"]

@@ -47,3 +47,21 @@ def test_every_case_is_complete_and_the_set_is_not_one_project() -> None:
             assert c.test_file.startswith(c.harness.rstrip("/") + "/"), c.name
             assert all("::" in t and t.split("::", 1)[0].endswith(".py") for t in [c.expect, *c.regression]), c.name
     assert set(bench.EXPECTED) == {"fix", "weakened", "fix+regression", "fixed-base"}
+
+
+def test_case_and_project_each_select_alone_and_together_add_up() -> None:
+    bench = _bench()
+    cases = bench.load_cases()
+    one, other = cases[0], next(c for c in cases if c.project != cases[0].project)
+    assert bench.selected(one, None, None)
+    assert bench.selected(one, [one.name], None) and not bench.selected(other, [one.name], None)
+    assert bench.selected(other, None, [other.project]) and not bench.selected(one, None, [other.project])
+    # --case for one project's case, --project for another's: both run (before, neither did)
+    assert bench.selected(one, [one.name], [other.project]) and bench.selected(other, [one.name], [other.project])
+
+
+def test_every_cases_variables_are_ones_the_verifier_takes() -> None:
+    from signoff.repair import run_env
+
+    for case in _bench().load_cases():
+        assert run_env.check(case.options.get("env", {})) == case.options.get("env", {}), case.name

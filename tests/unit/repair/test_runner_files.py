@@ -319,3 +319,43 @@ def test_ini_keys_keep_their_case() -> None:
     cfg = read(lambda n: b"[tool:pytest]\nDJANGO_SETTINGS_MODULE = tests.settings\n" if n == "setup.cfg" else None,
                "base revision")
     assert cfg is not None and "DJANGO_SETTINGS_MODULE = tests.settings" in cfg.text
+
+
+def test_a_runtest_an_installed_fixture_sets_while_it_is_set_up_is_no_finding() -> None:
+    """pytest-django (django-model-utils, blind17bz): its class-scoped autouse fixture `_django_setup_unittest` runs
+    each `django.test.TestCase` through its own `non_debugging_runtest`, put in `TestCaseFunction.runtest`'s place
+    while the class runs. Accepted only while that fixture of the running test is set up, and only a function
+    defined inside it in an installed package's file; the checkout's function, or one left after the teardown,
+    is a finding."""
+    import sysconfig
+
+    guard = _fresh_guard()
+    source = ("def _django_setup_unittest(request):\n    def non_debugging_runtest(self):\n"
+              "        self._testcase(result=self)\n    yield non_debugging_runtest\n")
+    installed: dict[str, object] = {}
+    exec(compile(source, f"{sysconfig.get_paths()['purelib']}/pytest_django/plugin.py", "exec"), installed)
+    checkout: dict[str, object] = {}
+    exec(compile(source, "/src/pkg/conftest_like.py", "exec"), checkout)
+    fixture = types.SimpleNamespace(func=installed["_django_setup_unittest"], cached_result=(None, 0, None))
+    guard.state["item"] = types.SimpleNamespace(_fixtureinfo=types.SimpleNamespace(
+        name2fixturedefs={"_django_setup_unittest": [fixture]}))
+
+    def original(self: object) -> None:
+        pass
+
+    space: dict[str, object] = {"runtest": original, "setup": original}
+    guard.state["snapshot"] = [[True, ("_pytest.unittest", "TestCaseFunction", name), space, name, original,
+                                guard._code(original), []] for name in space]
+    space["runtest"] = next(installed["_django_setup_unittest"](None))  # type: ignore[operator]
+    guard._compare()
+    assert guard.findings == []
+    space["runtest"] = next(checkout["_django_setup_unittest"](None))  # type: ignore[operator]
+    space["setup"] = next(installed["_django_setup_unittest"](None))  # type: ignore[operator]
+    guard._compare()
+    assert [f.split(" (by")[0] for f in guard.findings] == ["replaced: _pytest.unittest.TestCaseFunction.runtest",
+                                                            "replaced: _pytest.unittest.TestCaseFunction.setup"]
+    guard.findings.clear()
+    space["runtest"], space["setup"] = next(installed["_django_setup_unittest"](None)), original  # type: ignore
+    fixture.cached_result = None  # torn down: what it left in pytest's place is a replacement
+    guard._compare()
+    assert [f.split(" (by")[0] for f in guard.findings] == ["replaced: _pytest.unittest.TestCaseFunction.runtest"]

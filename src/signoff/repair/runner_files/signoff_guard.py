@@ -197,7 +197,7 @@ def _compare(core_only: bool = False) -> None:
         label = ".".join(entry[1])
         if value is _MISSING:
             _note(f"removed: {label}")
-        elif _swapped_by_running_plugin(entry[1][-1], value):
+        elif _swapped_by_running_plugin(entry[1][-1], value) or _set_by_active_fixture(entry[1], value):
             continue
         elif not any(value is v and (c is None or _code(value) is c) for v, c in entry[6]):
             _note((f"replaced: {label}" if value is not old else f"code replaced: {label}") + _by(value))
@@ -230,6 +230,35 @@ def _swapped_by_running_plugin(attr: str, value: Any) -> bool:
                 and f.f_locals.get("self") is owner:
             return True
         f = f.f_back
+    return False
+
+
+# What a fixture of the environment may put in pytest's place while it is set up, by the attribute's label.
+_FIXTURE_SWAPPABLE = {("_pytest.unittest", "TestCaseFunction", "runtest")}
+
+
+def _set_by_active_fixture(label: tuple[str, ...], value: Any) -> bool:
+    """Whether `value` stands in `_pytest.unittest.TestCaseFunction.runtest` because a fixture of an installed
+    plugin put it there for as long as the fixture is set up: pytest-django's class-scoped autouse
+    `_django_setup_unittest` runs every `django.test.TestCase` through its own `non_debugging_runtest` (the test
+    case called with the item as its result, without pytest's debugger wrapping) and puts pytest's back at the
+    class's teardown (django-model-utils, blind17bz). Accepted only so: a plain function defined inside a fixture
+    function of the same installed package file (never the checkout's, nor pytest's own), that fixture being one
+    the running test uses and set up right now. Anything else, or the same value after the fixture's teardown (the
+    end of the session compares everything again), is a replacement."""
+    if label not in _FIXTURE_SWAPPABLE or type(value) is not types.FunctionType \
+            or not _installed_plugin_file(value.__code__.co_filename):
+        return False
+    code = value.__code__
+    info = getattr(state.get("item"), "_fixtureinfo", None)
+    for fixturedefs in list((getattr(info, "name2fixturedefs", None) or {}).values()):
+        for fixturedef in fixturedefs:
+            func = getattr(fixturedef, "func", None)
+            func = getattr(func, "__wrapped__", func)
+            outer = getattr(func, "__code__", None)
+            if outer is not None and outer.co_filename == code.co_filename and code in outer.co_consts \
+                    and getattr(fixturedef, "cached_result", None) is not None:
+                return True
     return False
 
 
@@ -1557,6 +1586,7 @@ class Plugin:
         # Right before the test runs: a patch that puts itself back afterwards is still in place here.
         if state["own"]:
             _checked(_watch_call, item)
+        state["item"] = item  # whose fixtures are set up now (_set_by_active_fixture)
         _checked(_compare, True)
         pm = state.get("pm")
         if pm is not None:
