@@ -511,6 +511,11 @@ class Knowledge:
         self.range_versions: set[str] = set()
         self.release_days: set[str] = set()
         self.all_versions: set[str] = set()
+        # the day the release the range starts from was tagged: a commit made before it names the version while
+        # it was developed beside that release (FluentValidation's "12.0 upgrade guide ..." of 2022, in the range
+        # 11.11.0..12.0.0 of 2024-2025), not while its publication was prepared
+        started = min((d for t in tags if len(sides) == 2 and t["name"] == sides[0] for d in _dates(t["date"])),
+                      default="")
         for t in tags:
             v = version_of(t["name"])
             if v is None:
@@ -525,7 +530,8 @@ class Knowledge:
                 # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`; a pre-release of it, "Cut
                 # 1.22.0-rc.0 (#1768)" a month before client_golang's "Cut 1.22.0 (#1793)", prepared another release)
                 named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d|-[A-Za-z])")
-                prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
+                prepared = {d for subject, days in subject_days if named.search(subject) for d in days
+                            if d >= started}
                 self.release_days |= prepared
                 # One a pull request of its own made ("Release v8.0.0 (#3914)", squashed on the tag's day) was
                 # prepared when that pull request was opened, which git does not date: about when the pull

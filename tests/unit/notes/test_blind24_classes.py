@@ -1,0 +1,62 @@
+"""Claims the grader checks against commits in hand (no git): the classes found on the blind24 set of
+2026-12-07 (FluentValidation's plain-text `Changelog.txt`, griffe's git-changelog sections, commonmark's and
+faker's items)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from signoff.notes.knowledge import Knowledge
+
+from .test_knowledge_classes import _commit, _hash, _unsupported
+
+REAL = Path(__file__).resolve().parents[2] / "data" / "notes-real"
+
+
+def test_the_blind24_set_is_recorded() -> None:
+    sets = {json.loads(p.read_text(encoding="utf-8"))["set"] for p in REAL.glob("*/case.json")}
+    assert "blind24" in sets
+
+
+def _fluent(prepared: str = "2025-05-04T18:30:58+01:00") -> Knowledge:
+    tags = [{"name": "11.11.0", "commit": "d" * 40, "date": "2024-11-16T19:45:21+00:00"},
+            {"name": "12.0.0", "commit": _hash(1), "date": "2025-05-04T18:31:20+01:00"}]
+    old = _commit(3, "12.0 upgrade guide and other minor docs tweaks")
+    old["author"]["date"] = old["committer"]["date"] = "2022-11-23T11:24:56+00:00"
+    release = _commit(1, "Prepare for 12.0 release")
+    release["author"]["date"] = release["committer"]["date"] = prepared
+    return Knowledge("11.11.0..12.0.0", _hash(1), tags, [
+        release, _commit(2, "Add support for dependent rules for custom rules (#2170)"),
+        _commit(4, "Removes deprecated transform methods (#2027)"), old])
+
+
+def test_a_plain_text_changelog_of_one_change_a_line_under_a_dashed_date() -> None:
+    # FluentValidation 12.0.0 (blind24): `12.0.0 - 5 May 2025` over lines with no list marker was one paragraph: the
+    # planted `12.0.7` in it was a version mentioned, and `(#2171)` for #2170 an item naming three numbers
+    section = ("{v} - 5 May 2025\n"
+               "Add support for dependent rules for custom rules (#{n})\n"
+               "Removes deprecated DI extensions\n"
+               "Removes deprecated transform methods (#2027)\n")
+    k = _fluent()
+    assert _unsupported(k, section.format(v="12.0.0", n=2170), "Changelog.txt") == set()
+    assert _unsupported(k, section.format(v="12.0.7", n=2170), "Changelog.txt") == {"12.0.7"}
+    assert _unsupported(k, section.format(v="12.0.0", n=2171), "Changelog.txt") == {"#2171"}
+    # wrapped prose is no list of changes: its lines do not end with their numbers
+    prose = ("{v} - 5 May 2025\n"
+             "Drops support for netstandard2.0 and .net 7; the minimum\n"
+             "supported platform is now .net 8.\n")
+    assert _unsupported(k, prose.format(v="12.0.7"), "Changelog.txt") == {"12.0.7"}
+
+
+def test_a_commit_naming_the_version_before_the_range_began_prepared_no_release() -> None:
+    # FluentValidation 12.0.0 (blind24): dated the day after its tag, as uploads are, but "12.0 upgrade guide ..."
+    # of 2022, written beside the 11.x releases, was taken for the day the release was prepared: no day but the
+    # tag's was allowed
+    k = _fluent()
+    assert _unsupported(k, "12.0.0 - 5 May 2025\n", "Changelog.txt") == set()
+    assert _unsupported(k, "12.0.0 - 8 May 2025\n", "Changelog.txt") == {"8 May 2025"}
+    # a release prepared days before its tag, within the range, is still dated that day or the tag's only
+    early = _fluent(prepared="2025-05-01T10:00:00+01:00")
+    assert _unsupported(early, "12.0.0 - 1 May 2025\n", "Changelog.txt") == set()
+    assert _unsupported(early, "12.0.0 - 5 May 2025\n", "Changelog.txt") == {"5 May 2025"}
