@@ -56,9 +56,10 @@ _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
 # A rebase-merged commit's pull request, stated on a line of its own at the end of its message ("PR #2684",
-# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's)
-_PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$",
-                         re.IGNORECASE | re.MULTILINE)
+# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's; `PR-479: https://github.com/o/r/pull/479`,
+# the trailer git-changelog reads, griffe's)
+_PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$|"
+                         r"^PR-(\d+):\s*\S+/pull/\3\s*$", re.IGNORECASE | re.MULTILINE)
 # An issue a subject names as one ("Fix type annotations for replace_with (Issue #602)"): the entry it is
 _SUBJECT_ISSUE = re.compile(r"\bissue\s*#(\d+)\b", re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
@@ -1047,8 +1048,11 @@ class Knowledge:
                 # split call chains for single-element targets (#1733)" for #1842, saying "Fix #1732")
                 return f"git says #{sorted(own.closes, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
             return ""
-        if own.named - item_refs:
-            says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
+        # a pull request link names the pull request its commit states on a trailer line as much as one its subject
+        # names (griffe's rebased "feat: Support `await` expressions" over "PR-479: .../pull/479")
+        stated = own.named | ({own.own} if role == "pr" and own.own else set())
+        if stated - item_refs:
+            says = own.own if own.own and own.own not in item_refs else sorted(stated - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
         if role == "any" and (len(item_refs) == 1 or own.pushed) and not own.named:
             entry = own.fragments or (own.refs if own.pushed else own.closes if all(int(n) < int(x) for x in own.closes)
@@ -1460,7 +1464,10 @@ class Knowledge:
         found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
         # or among the numbers and hashes the item opens with (changesets: "#1482 df424a4 Thanks @x! - ...")
         lead = list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
-        for word in {found[0], found[-1], *lead} if found else set():
+        # or opening the one parenthesis after its text that credits a commit (git-changelog's "Support `await`
+        # expressions ([6b3caab](.../commit/...) by Vincent Gao). [PR-479](...)", a reference after it)
+        cited = re.findall(r"\(\s*\[?([0-9a-f]{7,40})\b", item)
+        for word in {found[0], found[-1], *lead, *(cited if len(cited) == 1 else [])} if found else set():
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]
                 if len(made) == 1:

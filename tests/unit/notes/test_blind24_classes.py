@@ -60,3 +60,16 @@ def test_a_commit_naming_the_version_before_the_range_began_prepared_no_release(
     early = _fluent(prepared="2025-05-01T10:00:00+01:00")
     assert _unsupported(early, "12.0.0 - 1 May 2025\n", "Changelog.txt") == set()
     assert _unsupported(early, "12.0.0 - 5 May 2025\n", "Changelog.txt") == {"5 May 2025"}
+
+
+def test_git_changelog_items_name_their_commit_and_pull_request() -> None:
+    # griffe 2.2.0 and 2.1.0 (blind24): `[PR-480](.../pull/480)` was an external ticket id and a `/pull/` link no
+    # commit carries, though the item names its commit by hash and that commit's last line says "PR-479: ..."
+    k = Knowledge("2.1.0..2.2.0", None, [], [
+        _commit(1, "feat: Support `await` expressions", "PR-479: https://github.com/mkdocstrings/griffe/pull/479"),
+        _commit(2, "fix: Make stringified expressions valid and faithful Python",
+                "PR-478: https://github.com/mkdocstrings/griffe/pull/478")])
+    item = ("- Support `await` expressions ([{h}](https://github.com/mkdocstrings/griffe/commit/{h}) by Vincent Gao). "
+            "[PR-{n}](https://github.com/mkdocstrings/griffe/pull/{n})\n")
+    assert _unsupported(k, item.format(h=_hash(1)[:7], n=479), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format(h=_hash(1)[:7], n=480), "CHANGELOG.md") == {"PR-480", "/pull/480"}
