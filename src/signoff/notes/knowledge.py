@@ -1519,11 +1519,18 @@ class Knowledge:
             # "docs: add TTIN/TTOU to changelog" in #3504, which wrote #3503's line): only a squashed pull request,
             # its code and its changelog lines in one commit, wrote its own line
             return False
-        if any(c.versions or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
+        if any(self._names_release(c) or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
             # a release's commit, or one writing the changelog alone, wrote every item of the section
             # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them
             return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
+
+    def _names_release(self, c: Carrier) -> bool:
+        """Whether a commit's title names a version as a release's commit does: one its range releases, or one
+        no tag names; not only releases tagged outside the range, which a fix names as where its bug came from
+        (commonmark's "Fix 2.9.0 regression: restore Cursor::match() remainder semantics (#1146)", in 2.9.2)."""
+        named = {_norm(v) for v in c.versions}
+        return bool(named & self.range_versions or named - self.all_versions)
 
     def _wrote_its_number(self, n: str, said: set[str], own: Carrier) -> bool:
         """Whether the item's own commit wrote the item into the changelog itself, `n` in it: a squashed pull request
@@ -1531,7 +1538,7 @@ class Knowledge:
         number is the one its author chose to cite (the issue it fixes: pint 0.25.3's "Defer expensive loading of
         dask.array (#2265)", written by #2276), not one the commit contradicts; a number its line does not say is."""
         if self.diff_of is None or len(own.parents) > 1 or len(said) < MIN_ITEM_WORDS or \
-                own.versions or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
+                self._names_release(own) or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
                 not any(CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for p in self._touched(own)):
             return False
         diff = self._diff(f"commit {own.hash}", [own])

@@ -73,3 +73,23 @@ def test_git_changelog_items_name_their_commit_and_pull_request() -> None:
             "[PR-{n}](https://github.com/mkdocstrings/griffe/pull/{n})\n")
     assert _unsupported(k, item.format(h=_hash(1)[:7], n=479), "CHANGELOG.md") == set()
     assert _unsupported(k, item.format(h=_hash(1)[:7], n=480), "CHANGELOG.md") == {"PR-480", "/pull/480"}
+
+
+def test_a_fix_naming_the_release_its_bug_came_from_is_no_release_commit() -> None:
+    # commonmark 2.9.2 (blind24): "Fix 2.9.0 regression: restore Cursor::match() remainder semantics (#1146)" wrote
+    # the item, "(#1145)" and all, into CHANGELOG.md, but naming a version it was taken for a release's commit,
+    # which writes every item: "git says #1146"
+    from signoff.notes.pulls import diff_words
+    tags = [{"name": "2.9.0", "commit": "e" * 40, "date": "2026-08-03T10:00:00+00:00"},
+            {"name": "2.9.1", "commit": "d" * 40, "date": "2026-08-09T10:00:00+00:00"}]
+    k = Knowledge("2.9.1..2.9.2", None, tags, [
+        _commit(1, "Fix 2.9.0 regression: restore Cursor::match() remainder semantics (#1146)",
+                paths=("CHANGELOG.md", "src/Parser/Cursor.php"))])
+    k.diff_of = lambda commit: diff_words(
+        "+++ b/CHANGELOG.md\n+- Fixed a regression introduced in 2.9.0 where `Cursor::match()` treated text before "
+        "the cursor as part of the match subject (#1145). `match()` once again matches against the remainder, its "
+        "semantics restored\n+++ b/src/Parser/Cursor.php\n+    return $this->match();\n")
+    item = ("- Fixed a regression introduced in 2.9.0 where `Cursor::match()` treated text before the cursor as part "
+            "of the match subject (#{n}). `match()` once again matches against the remainder, its semantics restored\n")
+    assert _unsupported(k, item.format(n=1145), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format(n=1147), "CHANGELOG.md") == {"#1147"}
