@@ -792,10 +792,15 @@ class Knowledge:
         # description of 411 words says `keep`, `fail`, `upload`, `local` and `queue` of CI jobs, and nothing of
         # `retry_forever`; an item saying words of the title may name the public function whose inside changed,
         # xarray's "Fix :py:func:`open_dataset` raising ``OSError`` ..." for "fix: handle `OSError` in `_get_mtime`")
-        untitled = len(chance) > CHANCE and not shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        off_title = not shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        untitled = len(chance) > CHANCE and off_title
+        # (a diff of a word or two, a line of data, says little of what the change is, but no less that the code an
+        # item saying no word of the title names is not in it: faker's "Remove duplicate 'Recalled to Life' book
+        # title (#3238)", whose diff is one line of `book.yml`, credited with a `retry_forever` option)
         if len(item_refs) == 1 and names_unseen_code(named, known) and \
                 (len(chance) <= CHANCE or (untitled and names_unheld_identifier(named, known))) and \
-                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
+                (len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS or (bool(diff) and off_title)) and \
+                names_unseen_code(named, known | diff) and \
                 (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,

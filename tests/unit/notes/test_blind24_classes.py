@@ -93,3 +93,18 @@ def test_a_fix_naming_the_release_its_bug_came_from_is_no_release_commit() -> No
             "of the match subject (#{n}). `match()` once again matches against the remainder, its semantics restored\n")
     assert _unsupported(k, item.format(n=1145), "CHANGELOG.md") == set()
     assert _unsupported(k, item.format(n=1147), "CHANGELOG.md") == {"#1147"}
+
+
+def test_code_an_item_names_is_not_in_a_diff_of_one_line_of_data() -> None:
+    # faker 3.7.1 (blind24): the invented "Add a `retry_forever` option ... (#3238)" was supported: #3238's diff is
+    # one line of `book.yml` (two words), too few for the diff to decide anything, though it holds no part of the code
+    from signoff.notes.pulls import diff_words
+    k = Knowledge("v3.6.1..v3.7.1", None, [], [
+        _commit(1, "Remove duplicate 'Recalled to Life' book title (#3238)",
+                "The title has appeared twice in the book title list since #484, when the list was replaced with "
+                "titles sourced from Wikipedia.", paths=("lib/locales/en/book.yml",)),
+        _commit(2, "Added additional football teams (#3231)", paths=("lib/locales/en/football.yml",))])
+    k.diff_of = lambda commit: diff_words("+++ b/lib/locales/en/book.yml\n-      - Recalled to Life\n")
+    assert _unsupported(k, "- Remove duplicate 'Recalled to Life' book title (#3238).\n", "CHANGELOG.md") == set()
+    invented = "- Add a `retry_forever` option that keeps every failed upload in a local queue (#3238).\n"
+    assert _unsupported(k, invented, "CHANGELOG.md") == {"#3238"}
