@@ -18,7 +18,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from signoff.notes.facts import area_of
+from signoff.notes.facts import PR_TRAILER, area_of
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
     CHANGELOG_FILE,
@@ -55,11 +55,6 @@ _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
-# A rebase-merged commit's pull request, stated on a line of its own at the end of its message ("PR #2684",
-# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's; `PR-479: https://github.com/o/r/pull/479`,
-# the trailer git-changelog reads, griffe's)
-_PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$|"
-                         r"^PR-(\d+):\s*\S+/pull/\3\s*$", re.IGNORECASE | re.MULTILINE)
 # An issue a subject names as one ("Fix type annotations for replace_with (Issue #602)"): the entry it is
 _SUBJECT_ISSUE = re.compile(r"\bissue\s*#(\d+)\b", re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
@@ -609,7 +604,7 @@ class Knowledge:
                      for m in FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
-        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
+        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or PR_TRAILER.search(body)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
         if own is not None and not backported and (named_original := _BACKPORT_NAMED.match(subject)):

@@ -108,3 +108,18 @@ def test_code_an_item_names_is_not_in_a_diff_of_one_line_of_data() -> None:
     assert _unsupported(k, "- Remove duplicate 'Recalled to Life' book title (#3238).\n", "CHANGELOG.md") == set()
     invented = "- Add a `retry_forever` option that keeps every failed upload in a local queue (#3238).\n"
     assert _unsupported(k, invented, "CHANGELOG.md") == {"#3238"}
+
+
+def test_the_writer_cites_the_pull_request_a_rebased_commit_states_on_its_last_line() -> None:
+    # griffe (blind24): the writer listed 0 of the 13 pull request references of its newest sections: its pull
+    # requests are rebased, each commit's number only on its last line, "PR-479: https://.../pull/479"
+    from signoff.notes.changes import changelog_lines
+    from signoff.notes.facts import commit_fact
+    commits = [commit_fact(_commit(i, f"feat: Support `{word}` expressions",
+                                   f"PR-{n}: https://github.com/mkdocstrings/griffe/pull/{n}"))
+               for i, (word, n) in enumerate((("await", 479), ("yield", 478), ("lambda", 477)), 1)]
+    assert [f["pr"] for f in commits] == ["479", "478", "477"]
+    texts = [line.text for line in changelog_lines(commits)]
+    assert texts[0] == "Support `await` expressions (#479)."
+    # a trailer naming another pull request than its number's link states none
+    assert commit_fact(_commit(9, "fix: x", "PR-12: https://github.com/o/r/pull/13"))["pr"] is None
