@@ -15,8 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on
-2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
+Sets, reported in this order: `blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41
+UTC that no notes set used, as `blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind22`
+(fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
@@ -421,6 +422,27 @@ PROJECTS = [
     Project("dart-lang/dart_style", "39edc2d946a5d7bd1caf6f1695f366b00f7b873c", "CHANGELOG.md", "v{v}", r"^## {v}$",
             "blind23"),
     Project("hgrecco/pint", "6fc05335ef2820736efec7c5b9d55433acfb6aad", "CHANGES", "{v}", r"^{v} \(", "blind23"),
+    # blind24: fetched on 2026-12-07 23:04 UTC (hcl, commonmark, FluentValidation) or read from mirrors fetched at
+    # 14:24 (jsonpickle), 17:11 (faker) and 20:41 UTC (griffe, for repair) that no notes set used (a Ruby library's
+    # GitHub-generated `* text by @user in https://.../pull/N` lists with prose under `## [v3.8.0](...) (...)`, a
+    # Python library's git-changelog sections of `- text ([abc1234](.../commit/...) by Name). [PR-479](...)` items,
+    # a Python library's underlined reStructuredText `CHANGES.rst` citing issues `(#N)` and pull requests `(+N)`, a
+    # Go library's `## v2.24.0 (July 7, 2025)` items ending `([#N](...))`, a PHP library's Keep-a-Changelog with
+    # nested items citing `(#N)`, a .NET library's plain-text `Changelog.txt`, one change a line under
+    # `12.1.1 - 3 Dec 2025`), configured by their heading lines only (and the plain-text `12.1.1 - 3 Dec 2025`
+    # headings split); sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("faker-ruby/faker", "9b0780388e6333ec2baaa75d5546c88d4fe05d81", "CHANGELOG.md", "v{v}",
+            r"^## \[v{v}\]", "blind24"),
+    Project("mkdocstrings/griffe", "b450abb0b372f594271a017153a297c75651531a", "CHANGELOG.md", "{v}",
+            r"^## \[{v}\]", "blind24"),
+    Project("jsonpickle/jsonpickle", "42b78e90940a28795486717b703dd223cddc5ba6", "CHANGES.rst", "v{v}", r"^v{v}$",
+            "blind24"),
+    Project("hashicorp/hcl", "2efc2662361a9f5fd39f5d0cd46970ce4c3f7be2", "CHANGELOG.md", "v{v}", r"^## v{v} \(",
+            "blind24"),
+    Project("thephpleague/commonmark", "8c812a3cd319485fa7b1110b926829013551afa3", "CHANGELOG.md", "{v}",
+            r"^## \[{v}\] - ", "blind24"),
+    Project("FluentValidation/FluentValidation", "ea299fe59719950018fa240dab86da414190d7f4", "Changelog.txt", "{v}",
+            r"^{v} - ", "blind24"),
     # blind22: fetched on 2026-12-07 20:10 UTC (a Rust HTTP library's conventional changelog with commit links and
     # `closes`, a Go database driver's hand-written sections crediting people by name, a Ruby API framework's
     # `* [#N](...): text - [@user](...).` items, a .NET logger's `### Version 6.1.2 (2026/04/01)` lists of pull
@@ -450,9 +472,10 @@ _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
 
 # (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
 # (or a dated `Version` line, libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>`)
+# (or FluentValidation's plain `12.1.1 - 3 Dec 2025`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[|"
-                          r"\d{4}\.\d{2}\.\d{2}, Version \d)")
+                          r"\d{4}\.\d{2}\.\d{2}, Version \d|\d+\.\d+\.\d+ - \d{1,2} [A-Z][a-z]{2} \d{4}$)")
 # (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
 # (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date; NLog's `### Version 6.1.2 (2026/04/01)`)
 _PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+|Version \d)")
@@ -1108,7 +1131,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind23", "blind22", "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
+    sets = ["blind24", "blind23", "blind22",
+            "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
             "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",

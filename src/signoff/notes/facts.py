@@ -154,6 +154,11 @@ _BUILD_PATH = re.compile(r"(?:^|/)(?:build\.gradle(?:\.kts)?|settings\.gradle(?:
 _DEP_FILES = re.compile(r"(?:^|/)(?:go\.mod|Gemfile(?:\.lock)?|libs\.versions\.toml)$")
 _MERGE_PR = re.compile(r"^Merge pull request #(\d+)")
 _OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")
+# A rebase-merged commit's pull request, stated on a line of its own at the end of its message ("PR #2684",
+# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's; `PR-479: https://github.com/o/r/pull/479`,
+# the trailer git-changelog reads, griffe's)
+PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$|"
+                        r"^PR-(\d+):\s*\S+/pull/\3\s*$", re.IGNORECASE | re.MULTILINE)
 _BREAKING = re.compile(r"^BREAKING[ -]CHANGE:", re.MULTILINE)
 
 
@@ -187,17 +192,21 @@ def areas(files: list[dict[str, Any]]) -> list[str]:
 
 def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
     """A commit as a fact: its identity, and what a writer needs to list it: whether it is a merge,
-    the pull request it names as its own (`pr`: `(#N)` at the end of a squash subject, or a merge's
-    `Merge pull request #N`), the title to list (a merged pull request's title is the first line of
-    the merge's body), a `BREAKING CHANGE:` trailer, the areas its files touch, and its parents (which
-    commits a maintainer pushed onto the main line, beside the branches merged into it)."""
+    the pull request it names as its own (`pr`: `(#N)` at the end of a squash subject, a merge's
+    `Merge pull request #N`, or a rebased commit's trailer line, `PR-479: .../pull/479`), the title to
+    list (a merged pull request's title is the first line of the merge's body), a `BREAKING CHANGE:`
+    trailer, the areas its files touch, and its parents (which commits a maintainer pushed onto the main
+    line, beside the branches merged into it)."""
     a = commit["author"]
     subject, body = commit["subject"], commit["body"]
     merge = len(commit["parents"]) > 1
     m = _MERGE_PR.match(subject) or _OWN_NUMBER.search(subject)
     title = body.split("\n", 1)[0].strip() if merge and m and body.strip() else subject
+    # (a rebased pull request whose message states its number on a trailer line, griffe's "PR-479: .../pull/479")
+    stated = None if m or merge else PR_TRAILER.search(body)
+    pr = m.group(1) if m else next((g for g in stated.groups() if g), None) if stated else None
     return {"kind": "commit", "hash": commit["hash"], "subject": subject, "author": a["name"],
-            "email": a["email"], "date": a["date"], "merge": merge, "pr": m.group(1) if m else None,
+            "email": a["email"], "date": a["date"], "merge": merge, "pr": pr,
             "title": title, "breaking": "BREAKING" in body and bool(_BREAKING.search(body)),
             "areas": areas(commit["files"]), "parents": list(commit["parents"])}
 

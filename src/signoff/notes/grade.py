@@ -287,7 +287,14 @@ _RST_TARGET = re.compile(r"^\s{0,3}\.\.\s+_")
 _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
 # A line that is only a version and its date in parentheses, with no markup (jackson-databind's plain-text
 # `2.18.2 (27-Nov-2024)` over its items): a release heading.
-_PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+\([^()]*\d{4}[^()]*\)\s*$")
+# So is a version and its date after a dash (FluentValidation's `Changelog.txt`: `12.1.1 - 3 Dec 2025`).
+_PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+(?:\([^()]*\d{4}[^()]*\)|[-–—][ \t]+(?:"
+                            r"\d{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+\.?,?[ \t]+\d{4}|"
+                            r"[A-Z][a-z]+\.?[ \t]+\d{1,2}(?:st|nd|rd|th)?,?[ \t]+\d{4}|\d{4}[-/]\d{2}[-/]\d{2}))\s*$")
+# A paragraph with no list marker whose every line opens with a capital and at least half of them end with a
+# parenthesised reference (`Add Tamil language (#2334)` over `Add Telugu language (#2333)`): one change a line,
+# each line an item of its own, not one long sentence naming every number.
+_ENDS_WITH_REF = re.compile(r"\(#\d+\)\s*$")
 # A line standing alone at the margin that dates a named version, with no markup (libuv's `ChangeLog`:
 # `2026.03.06, Version 1.52.1 (Stable), <hash>`; GNU-style `Noteworthy changes in release 9.5 (2024-03-28)`):
 # a release heading, whatever follows the version.
@@ -324,6 +331,14 @@ def _units(markdown: str) -> list[Unit]:
     base: list[int] = []  # the indentation of the item being read, when one is
 
     def flush() -> None:
+        if current and not listed and _one_change_a_line(current):
+            lines_of = list(current)
+            current.clear()
+            for one in lines_of:
+                listed.append(True)
+                current.append(one)
+                flush()
+            return
         if current:
             indent = len(current[0]) - len(current[0].lstrip())
             continues = bool(base) and indent > base[0]
@@ -369,6 +384,12 @@ def _units(markdown: str) -> list[Unit]:
         current.append(line)
     flush()
     return units
+
+
+def _one_change_a_line(lines: list[str]) -> bool:
+    """Whether a paragraph lists one change a line with no list marker (see `_ENDS_WITH_REF`)."""
+    return len(lines) >= 2 and all(re.match(r"[A-Z`]", line) for line in lines) and \
+        2 * sum(1 for line in lines if _ENDS_WITH_REF.search(line)) >= len(lines)
 
 
 def plain_text(unit: str) -> str:

@@ -18,7 +18,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from signoff.notes.facts import area_of
+from signoff.notes.facts import PR_TRAILER, area_of
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
     CHANGELOG_FILE,
@@ -55,10 +55,6 @@ _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
-# A rebase-merged commit's pull request, stated on a line of its own at the end of its message ("PR #2684",
-# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's)
-_PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$",
-                         re.IGNORECASE | re.MULTILINE)
 # An issue a subject names as one ("Fix type annotations for replace_with (Issue #602)"): the entry it is
 _SUBJECT_ISSUE = re.compile(r"\bissue\s*#(\d+)\b", re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
@@ -511,6 +507,11 @@ class Knowledge:
         self.range_versions: set[str] = set()
         self.release_days: set[str] = set()
         self.all_versions: set[str] = set()
+        # the day the release the range starts from was tagged: a commit made before it names the version while
+        # it was developed beside that release (FluentValidation's "12.0 upgrade guide ..." of 2022, in the range
+        # 11.11.0..12.0.0 of 2024-2025), not while its publication was prepared
+        started = min((d for t in tags if len(sides) == 2 and t["name"] == sides[0] for d in _dates(t["date"])),
+                      default="")
         for t in tags:
             v = version_of(t["name"])
             if v is None:
@@ -525,7 +526,8 @@ class Knowledge:
                 # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`; a pre-release of it, "Cut
                 # 1.22.0-rc.0 (#1768)" a month before client_golang's "Cut 1.22.0 (#1793)", prepared another release)
                 named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d|-[A-Za-z])")
-                prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
+                prepared = {d for subject, days in subject_days if named.search(subject) for d in days
+                            if d >= started}
                 self.release_days |= prepared
                 # One a pull request of its own made ("Release v8.0.0 (#3914)", squashed on the tag's day) was
                 # prepared when that pull request was opened, which git does not date: about when the pull
@@ -602,7 +604,7 @@ class Knowledge:
                      for m in FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
-        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
+        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or PR_TRAILER.search(body)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
         if own is not None and not backported and (named_original := _BACKPORT_NAMED.match(subject)):
@@ -785,10 +787,15 @@ class Knowledge:
         # description of 411 words says `keep`, `fail`, `upload`, `local` and `queue` of CI jobs, and nothing of
         # `retry_forever`; an item saying words of the title may name the public function whose inside changed,
         # xarray's "Fix :py:func:`open_dataset` raising ``OSError`` ..." for "fix: handle `OSError` in `_get_mtime`")
-        untitled = len(chance) > CHANCE and not shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        off_title = not shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        untitled = len(chance) > CHANCE and off_title
+        # (a diff of a word or two, a line of data, says little of what the change is, but no less that the code an
+        # item saying no word of the title names is not in it: faker's "Remove duplicate 'Recalled to Life' book
+        # title (#3238)", whose diff is one line of `book.yml`, credited with a `retry_forever` option)
         if len(item_refs) == 1 and names_unseen_code(named, known) and \
                 (len(chance) <= CHANCE or (untitled and names_unheld_identifier(named, known))) and \
-                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
+                (len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS or (bool(diff) and off_title)) and \
+                names_unseen_code(named, known | diff) and \
                 (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
@@ -1041,8 +1048,11 @@ class Knowledge:
                 # split call chains for single-element targets (#1733)" for #1842, saying "Fix #1732")
                 return f"git says #{sorted(own.closes, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
             return ""
-        if own.named - item_refs:
-            says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
+        # a pull request link names the pull request its commit states on a trailer line as much as one its subject
+        # names (griffe's rebased "feat: Support `await` expressions" over "PR-479: .../pull/479")
+        stated = own.named | ({own.own} if role == "pr" and own.own else set())
+        if stated - item_refs:
+            says = own.own if own.own and own.own not in item_refs else sorted(stated - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
         if role == "any" and (len(item_refs) == 1 or own.pushed) and not own.named:
             entry = own.fragments or (own.refs if own.pushed else own.closes if all(int(n) < int(x) for x in own.closes)
@@ -1454,7 +1464,10 @@ class Knowledge:
         found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
         # or among the numbers and hashes the item opens with (changesets: "#1482 df424a4 Thanks @x! - ...")
         lead = list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
-        for word in {found[0], found[-1], *lead} if found else set():
+        # or opening the one parenthesis after its text that credits a commit (git-changelog's "Support `await`
+        # expressions ([6b3caab](.../commit/...) by Vincent Gao). [PR-479](...)", a reference after it)
+        cited = re.findall(r"\(\s*\[?([0-9a-f]{7,40})\b", item)
+        for word in {found[0], found[-1], *lead, *(cited if len(cited) == 1 else [])} if found else set():
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]
                 if len(made) == 1:
@@ -1506,11 +1519,18 @@ class Knowledge:
             # "docs: add TTIN/TTOU to changelog" in #3504, which wrote #3503's line): only a squashed pull request,
             # its code and its changelog lines in one commit, wrote its own line
             return False
-        if any(c.versions or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
+        if any(self._names_release(c) or _RELEASE_SUBJECT.search(c.subject) or self._notes_only(c) for c in made):
             # a release's commit, or one writing the changelog alone, wrote every item of the section
             # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them
             return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
+
+    def _names_release(self, c: Carrier) -> bool:
+        """Whether a commit's title names a version as a release's commit does: one its range releases, or one
+        no tag names; not only releases tagged outside the range, which a fix names as where its bug came from
+        (commonmark's "Fix 2.9.0 regression: restore Cursor::match() remainder semantics (#1146)", in 2.9.2)."""
+        named = {_norm(v) for v in c.versions}
+        return bool(named & self.range_versions or named - self.all_versions)
 
     def _wrote_its_number(self, n: str, said: set[str], own: Carrier) -> bool:
         """Whether the item's own commit wrote the item into the changelog itself, `n` in it: a squashed pull request
@@ -1518,7 +1538,7 @@ class Knowledge:
         number is the one its author chose to cite (the issue it fixes: pint 0.25.3's "Defer expensive loading of
         dask.array (#2265)", written by #2276), not one the commit contradicts; a number its line does not say is."""
         if self.diff_of is None or len(own.parents) > 1 or len(said) < MIN_ITEM_WORDS or \
-                own.versions or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
+                self._names_release(own) or _RELEASE_SUBJECT.search(own.subject) or self._notes_only(own) or \
                 not any(CHANGELOG_FILE.search(p) or FRAGMENT.search(p) for p in self._touched(own)):
             return False
         diff = self._diff(f"commit {own.hash}", [own])

@@ -82,8 +82,11 @@ _STANDARD = re.compile(
 # "chore(deps): update dtolnay/rust-toolchain digest to 4be7066", "Bump vendored foo from 1a2b3c4 to 5d6e7f8")
 _PINNED = re.compile(r"\b(?:digests?|update[sd]?|bump(?:s|ed)?|upgraded?|upgrades|pin(?:s|ned)?)\b[^.\n]{0,80}?"
                      r"\b(?:to|from)\s+$", re.IGNORECASE)
-_TICKET = re.compile(r"\b(?!GH-)(?:CVE-\d{4}-\d+|GHSA(?:-[0-9a-z]{4}){3}|[A-Z][A-Z0-9]{1,9}-\d+)\b")
+_TICKET = re.compile(r"\b(?!GH-|PR-\d)(?:CVE-\d{4}-\d+|GHSA(?:-[0-9a-z]{4}){3}|[A-Z][A-Z0-9]{1,9}-\d+)\b")
 _GH = re.compile(r"\bGH-(\d+)\b", re.IGNORECASE)
+# git-changelog's references (griffe's `[PR-479](.../pull/479)`, `[Issue-452](.../issues/452)`): its pull requests
+# and issues, not an external tracker's tickets
+_DASHED_REF = re.compile(r"\b(PR|Issue)-(\d+)\b")
 _REF_WORDS = re.compile(r"\b(pull requests?|PRs?|issues?|bugs?)\s*#?\s?(\d+)\b", re.IGNORECASE)
 _HASH_REF = re.compile(r"(?<![\w&/#])#(\d+)\b")
 # not a file name's stem (`+abc1234.feature`, an orphan towncrier fragment): a hash is no file's name
@@ -313,6 +316,9 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
             m.start(), m.end())
     for m in list(_TICKET.finditer(work)):
         add(Meaning("other", m.group(0), m.start(), checkable=False, why="external ticket id"), m.start(), m.end())
+    for m in list(_DASHED_REF.finditer(work)):
+        add(Meaning("ref", m.group(0), m.start(), m.group(2), "pr" if m.group(1) == "PR" else "issue"), m.start(),
+            m.end())
     for m in list(_GH.finditer(work)):
         add(Meaning("ref", m.group(0), m.start(), m.group(1), "any"), m.start(), m.end())
     for m in list(_REF_WORDS.finditer(work)):
