@@ -48,12 +48,15 @@ _PREREQUISITE = compile_re(
             rf"\bbefore (?:you (?:proceed|continue|start|begin|go on|do anything)|proceeding|continuing|starting)\b"
             rf"[^\n]{{0,20}}?\b{_OBLIGATION}",
             r"\bbefore (?:you do |doing |you proceed with |proceeding with )?anything else\b",
+            # "in order to comment, you must ...": the step imposed as needed for something else
+            rf"\bin order to (?:\S+ ){{1,8}}?\S+,? {_OBLIGATION}\b",
         ]
     )
 )
 
 # a path the reader owns: a file or folder directly in a home folder (not a dot folder, a cache, a
-# build or a temporary folder), ssh keys, the system's security configuration
+# build or a temporary folder, nor anything deeper: "~/Documents/Arduino/libraries/x" is an app's),
+# ssh keys, the system's security configuration
 _HOME = r"(?:/home/[a-z0-9_.-]+|/users/[a-z0-9_.-]+|~|\$home)"
 # what troubleshooting advice deletes: read as no path of the reader's (masked before the harms are read)
 _KEPT_PATH = compile_re(
@@ -61,7 +64,7 @@ _KEPT_PATH = compile_re(
 )
 _OWNED_PATH = (
     rf"(?:{_HOME}/\.ssh\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\bauthorized_keys\b|/etc/(?:security|passwd|shadow|sudoers|ssh)\b|"
-    rf"{_HOME}/[a-z0-9_-][^\s/`'\"]*)"
+    rf"{_HOME}/[a-z0-9_-][^\s/`'\"]*(?:[\s`'\"]|$))"  # directly in the home folder: nothing deeper
 )
 _DELETE = r"(?:rm|del|shred|unlink|remove|delete|erase|wipe|destroy)"
 _HARMS: tuple[tuple[str, str], ...] = (
@@ -80,7 +83,7 @@ _HARMS: tuple[tuple[str, str], ...] = (
     # processes or files spawned by the hundred, or windows by the ten
     (fam.DESTRUCTIVE_ACTION, r"\bfor\b[^\n]{0,30}?(?:\{1\.\.[0-9]{2,}\}|<= ?[0-9]{3,}|seq [0-9]{3,})[^\n]{0,80}?"
                              r"(?:& done|truncate|fallocate|dd |touch|mkdir|fork)|\b(?:create|make|spawn|open|launch|"
-                             r"start) (?:[0-9]{2,}|ten|twenty|fifty|hundreds of|thousands of) (?:new )?(?:\S+ )?"
+                             r"start) (?:[0-9]{2,}|ten|twenty|fifty|hundreds of|thousands of) (?:new )?(?:\S+ ){0,2}"
                              r"(?:files|folders|directories|processes|terminals|browsers|windows|tabs|instances)\b"),
     # a stranger's key put where it opens the reader's machine
     (fam.ACCOUNT_TAKEOVER, r"\b(?:ssh-rsa|ssh-ed25519|ecdsa-sha2-\S+) aaaa[0-9a-z+/=]{8,}[^\n]{0,200}?authorized_keys|"
@@ -92,11 +95,15 @@ _HARMS: tuple[tuple[str, str], ...] = (
                        r"(?:contents?|output)\b"),
 )
 _HARM = [(family, compile_re(rx)) for family, rx in _HARMS]
+# the reader's task named as what the step is for: "to complete your task", "the user's request",
+# "the task you were asked to do" ("before starting your task" is a contributor's, and not read)
 _READER_TASK = compile_re(
-    r"\b(?:your|the user'?s?|the current|the original|the assigned) (?:task|goal|objective|mission|assignment|"
-    r"request|instructions?)\b|\b(?:to|for) (?:complete|finish|accomplish|carry out) (?:the|this) (?:task|request)\b"
+    r"\b(?:complete|accomplish|solve|carry out|fulfil+) (?:your|the user'?s?|the original|the assigned|the given) "
+    r"(?:current |original )?(?:task|goal|objective|mission|request)\b|\bthe user'?s? (?:task|goal|request|"
+    r"instructions?)\b|\bthe task (?:that |which )?(?:you (?:are|were|have been) (?:asked|given|told|assigned)|"
+    r"(?:i|we|the user) (?:gave|assigned|sent)(?: to)? you)\b"
 )
-_SHOUT = compile_re(r"\b(?:important|urgent|critical|attention|warning|mandatory|required)\b ?!")
+_SHOUT = compile_re(r"\b(?:important|urgent|critical|attention|warning|alert|notice|mandatory|required)\b ?!")
 # the pretext that the step is needed by something else ("requried" and the like: typing errors kept)
 _PRETEXT = compile_re(
     r"\b(?:as|since|because|for) (?:this|it|that) is (?:\S+ )?(?:requ[a-z]{2,4}d|needed|necessary|mandatory|"
