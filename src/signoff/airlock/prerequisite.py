@@ -39,7 +39,8 @@ _OBLIGATION = (
     r"(?:it is|it's) (?:required|critical|mandatory|necessary|essential|imperative|crucial) (?:that you|to|for you to))"
 )
 _PREREQUISITE = compile_re(
-    alternation(
+    "(?m)"
+    + alternation(
         [
             rf"\b{_OBLIGATION} (?:\S+ )?(?:first|immediately|initially)\b",
             rf"\b{_OBLIGATION} (?:\S+ ){{0,8}}?(?:before|prior to) (?:you |doing |proceeding|continuing|anything|"
@@ -48,6 +49,10 @@ _PREREQUISITE = compile_re(
             rf"\bbefore (?:you (?:proceed|continue|start|begin|go on|do anything)|proceeding|continuing|starting)\b"
             rf"[^\n]{{0,20}}?\b{_OBLIGATION}",
             r"\bbefore (?:you do |doing |you proceed with |proceeding with )?anything else\b",
+            # the same precedence as an imperative: "Before proceeding, run ...", "Before anything else, delete ..."
+            r"(?:^|[:;!] )before (?:proceeding|continuing|anything else|doing anything else|you (?:proceed|continue|"
+            r"start|begin))[^\n]{0,12}?,? (?:please )?(?:run|execute|delete|remove|send|stop|disable|open|create|"
+            r"add|append|encrypt|zip|move|rename|type|go to|visit|navigate to)\b",
             # "in order to comment, you must ...": the step imposed as needed for something else
             rf"\bin order to (?:\S+ ){{1,8}}?\S+,? {_OBLIGATION}\b",
         ]
