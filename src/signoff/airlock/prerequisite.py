@@ -90,10 +90,16 @@ _HARMS: tuple[tuple[str, str], ...] = (
                              r"(?:& done|truncate|fallocate|dd |touch|mkdir|fork)|\b(?:create|make|spawn|open|launch|"
                              r"start) (?:[0-9]{2,}|ten|twenty|fifty|hundreds of|thousands of) (?:new )?(?:\S+ ){0,2}"
                              r"(?:files|folders|directories|processes|terminals|browsers|windows|tabs|instances)\b"),
+    # keys or the system's security files opened to everyone
+    (fam.DESTRUCTIVE_ACTION, r"\bchmod\b(?: -[a-z]+)* (?:0?777|0?666|a\+rwx|o\+rw?x?|ugo\+rwx)\b[^\n]{0,40}?"
+                             rf"(?:{_HOME}/\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:shadow|passwd|sudoers|security)\b|"
+                             r"/etc/?(?:\s|$))"),
     # a stranger's key put where it opens the reader's machine
     (fam.ACCOUNT_TAKEOVER, r"\b(?:ssh-rsa|ssh-ed25519|ecdsa-sha2-\S+) aaaa[0-9a-z+/=]{8,}[^\n]{0,200}?authorized_keys|"
                            r"authorized_keys[^\n]{0,200}?\b(?:ssh-rsa|ssh-ed25519|ecdsa-sha2-\S+) aaaa[0-9a-z+/=]{8,}"),
-    # a local file's contents sent to the writer
+    # a local file's contents sent to the writer, or one of the reader's files to an outside address
+    (fam.EXFILTRATION, rf"\b(?:send|email|e-mail|mail|upload|post|forward|share|copy)\b[^\n]{{0,40}}?{_OWNED_PATH}"
+                       r"[^\n]{0,60}?\bto (?:\S+@\S+\.[a-z]+|https?://|ftp://|\S+:/)"),
     (fam.EXFILTRATION, r"\b(?:send|reply|post|share|paste|message|dm|email|e-mail|forward)\b[^\n]{0,40}?\b(?:contents?|"
                        r"the file|its output|the output)\b[^\n]{0,30}?\b(?:to me|to us|to this (?:post|thread|message|"
                        r"channel|chat|comment))\b|\breply to this (?:post|thread|message|comment) with (?:the|its) "
