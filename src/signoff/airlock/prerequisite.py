@@ -17,8 +17,8 @@ where a fenced command follows its "run"):
   firewall), processes or files spawned by the hundred (`destructive_action`, `exfiltration`,
   `account_takeover`);
 - **the reader's task named as what the step is for** ("to complete your task", "the user's
-  request"), or a **shouted urgency** ("IMPORTANT!", "URGENT!") together with the pretext that
-  the step is required for something (`agent_directive`).
+  request"), or a **shouted urgency** said twice ("URGENT! IMPORTANT!", "IMPORTANT!!") together
+  with the pretext that the step is required for something (`agent_directive`).
 
 A hit names the sentence of the order, never its words. Patterns are RE2 over the plain view's
 sentences, each window bounded, so the whole is linear in the input."""
@@ -31,6 +31,7 @@ from signoff.airlock import families as fam
 from signoff.airlock._re import alternation, compile_re
 
 WINDOW = 6  # sentences read after the order: "you must first run", a fence, its command, its close
+SHOUTS = 2  # urgency said twice ("URGENT! IMPORTANT!"): a maintainer's single "Warning!" is no cue
 
 # a second-person obligation put before something else: "you must first", "first, you need to",
 # "it is required that you ... before", "before doing anything else"
@@ -115,6 +116,7 @@ _READER_TASK = compile_re(
     r"(?:i|we|the user) (?:gave|assigned|sent)(?: to)? you)\b"
 )
 _SHOUT = compile_re(r"\b(?:important|urgent|critical|attention|warning|alert|notice|mandatory|required)\b ?!")
+_BANGS = compile_re(r"! ?!")  # "IMPORTANT!!": the second mark says it again
 # the pretext that the step is needed by something else ("requried" and the like: typing errors kept)
 _PRETEXT = compile_re(
     r"\b(?:as|since|because|for) (?:this|it|that) is (?:\S+ )?(?:requ[a-z]{2,4}d|needed|necessary|mandatory|"
@@ -137,8 +139,8 @@ def find(plain: Sequence[str]) -> list[tuple[str, str]]:
             if rx.search(window) is not None:
                 return [(family, where)]
         before = plain[index - 1] if index else ""
-        if _READER_TASK.search(sentence) is not None or (
-            _SHOUT.search(before + "\n" + sentence) is not None and _PRETEXT.search(window) is not None
-        ):
+        loud = before + "\n" + sentence
+        shouts = sum(1 for _ in _SHOUT.finditer(loud)) + sum(1 for _ in _BANGS.finditer(loud))
+        if _READER_TASK.search(sentence) is not None or (shouts >= SHOUTS and _PRETEXT.search(window) is not None):
             return [(fam.AGENT_DIRECTIVE, where)]
     return []
