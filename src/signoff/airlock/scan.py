@@ -22,6 +22,7 @@ from signoff.airlock import (
     payloads,
     planted,
     poisoning,
+    prerequisite,
     signals,
     structure,
     suffix,
@@ -286,6 +287,7 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
         found += planted.in_data(normalised.text) + payloads.find(plain, folded)
         found += override.find(plain)  # plain-word overrides and roles, by class, in many languages
         found += extraction.find(plain) + poisoning.find(plain)  # the reader's context asked back; tool poisoning
+        found += prerequisite.find(plain)  # an order put before the reader's task, with a harm or the task named
     if not english_only and plain:
         current = intent.model()
         # only windows aimed at a reader: a bug title that shares an attack's words is no order
