@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind25` (fetched on 2026-12-07 23:08-23:14 UTC, as `blind8`), `blind23` (fetched
+Sets, reported in this order: `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind23` (fetched
 on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on
 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
@@ -440,7 +440,7 @@ PROJECTS = [
             r"^Version {v} released ", "blind22"),
     Project("sebastianbergmann/phpunit", "45544b20764d5802107736ebe53b8e455169c1c7", "ChangeLog-12.5.md", "{v}",
             r"^## \[{v}\] - ", "blind22"),
-    # blind25: fetched on 2026-12-07 23:08-23:14 UTC (lazy.nvim, Catch2, eslint, Alamofire; kotlinpoet's and
+    # blind25: fetched on 2026-12-07 23:04-23:05 UTC (lazy.nvim, Catch2, eslint, Alamofire; kotlinpoet's and
     # tracing's mirrors were fetched in an earlier session and never read for notes): a Kotlin library's
     # `## Version 2.3.0` over "Thanks to [@user][user] ..." and `_2026-03-27_`, `* New:`/`* Fix:` items ending
     # `(#N)`; a Rust crate's `# 0.3.23 (March 13, 2026)` in a workspace (tags `tracing-subscriber-0.3.23`, released
