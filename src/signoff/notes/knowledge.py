@@ -425,6 +425,8 @@ class Knowledge:
         head_days: set[str] = set()
         subject_days: list[tuple[str, set[str]]] = []  # each commit's subject and the days it was made
         own_days: dict[str, set[str]] = {}  # the days each squashed pull request's commit was written, by number
+        day_of: dict[str, set[str]] = {}  # the days each commit was made, by hash
+        after: list[tuple[str, str]] = []  # each commit's subject and its first parent's hash
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         thanked: set[str] = set()  # authors and co-authors of every commit, by name, people only
         added = deleted = 0
@@ -436,6 +438,8 @@ class Knowledge:
             merges += is_merge
             plain += not is_merge
             subject_days.append((c["subject"], _dates(c["author"]["date"]) | _dates(c["committer"]["date"])))
+            day_of[c["hash"]] = subject_days[-1][1]
+            after.append((c["subject"], c["parents"][0] if c["parents"] else ""))
             for who in (c["author"], c["committer"]):
                 self.commit_days |= _dates(who["date"])
                 if c["hash"] == head:
@@ -533,6 +537,12 @@ class Knowledge:
                 self.release_days |= {d for subject, _ in subject_days if named.search(subject)
                                       and (m := _OWN_NUMBER.search(subject)) is not None
                                       for k in (-1, 1) for d in own_days.get(str(int(m.group(1)) + k), set())}
+                # or when it was last written: release-please rewrites its release pull request, and its date, on
+                # every push to the main line, so the newest commit before it dates it (lazy.nvim 11.17.3, dated
+                # 2025-10-28, the day of "chore(update): update repository (#2079)"; "chore(main): release 11.17.3
+                # (#2077)" was squashed and tagged on 2025-11-03)
+                self.release_days |= {d for subject, parent in after if named.search(subject)
+                                      and _OWN_NUMBER.search(subject) for d in day_of.get(parent, set())}
                 # A release is often dated a day before its tag (the release commit, when no commit
                 # says which it is) or published the day after it (a review, another timezone). A
                 # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day; one
@@ -786,9 +796,13 @@ class Knowledge:
         # `retry_forever`; an item saying words of the title may name the public function whose inside changed,
         # xarray's "Fix :py:func:`open_dataset` raising ``OSError`` ..." for "fix: handle `OSError` in `_get_mtime`")
         untitled = len(chance) > CHANCE and not shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        # (a diff so large that it holds most words of any item holds the code most items name too: Alamofire's
+        # "Stabilize CI And Fix Bugs (#4030)", 1,054 words, says `session`, `request`, `timeout` and `deadline` of
+        # an invented "`Session.request()` no longer accepts a `timeout` argument; pass `deadline=` instead")
         if len(item_refs) == 1 and names_unseen_code(named, known) and \
                 (len(chance) <= CHANCE or (untitled and names_unheld_identifier(named, known))) and \
-                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
+                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and \
+                names_unseen_code(named, known | (diff if len(diff) < LARGE_DIFF else set())) and \
                 (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
@@ -1542,9 +1556,23 @@ class Knowledge:
         restated = sorted((m for m in cited if self._restates(said, entry := told_for(diff, m, ENTRY_MARK) -
                                                               self.project_words) and self._restates(entry, said)),
                           key=int)
-        if not restated or n in cited or set(restated) & item_refs:
+        if not restated or n in cited or set(restated) & item_refs or self._entry_recited(n, said, own):
             return ""
         return f"git says #{restated[0]} ({own.hash[:10]}, {own.subject[:50]!r}, wrote its entry citing it)"
+
+    def _entry_recited(self, n: str, said: set[str], own: Carrier) -> bool:
+        """Whether a later commit of the range wrote the item's entry again citing `n`: the maintainer
+        correcting the number the change's own commit wrote (kotlinpoet's "Prepare for release 2.3.0" turning
+        "... recursively bound generics ... (#1914)", the issue, into "(#2162)", the pull request). The entry as
+        the range leaves it names `n`; a number no commit wrote stays contradicted."""
+        at = next((i for i, c in enumerate(self.carriers) if c is own), 0)
+        for c in self.carriers[:at]:  # (newest first: the commits after own's)
+            if len(c.parents) > 1 or not any(CHANGELOG_FILE.search(p) for p in c.paths):
+                continue
+            entry = told_for(self._read_diff(c.hash), n, ENTRY_MARK) - self.project_words
+            if entry and self._restates(said, entry) and self._restates(entry, said):
+                return True
+        return False
 
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
