@@ -301,6 +301,14 @@ def _topic(text: str) -> str | None:
     return m.group(1).lower() if m and not _KIND_PREFIX.match(m.group(0).lstrip(" *+-")) else None
 
 
+def _opening_numbers(item: str) -> list[str]:
+    """The numbers and hashes an item opens with (changesets' "df424a4 #1482 Thanks @x! - ..."): a list made from
+    commits writes each commit's pull request beside its hash, before the text, which may name other changes
+    ("Fix regression from #4639 ..." in mobx's item for #4659)."""
+    found = re.findall(r"[0-9A-Za-z]+", item)
+    return list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
+
+
 def _labelled(item: str, n: str) -> bool:
     """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
     and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
@@ -1467,8 +1475,7 @@ class Knowledge:
         abc1234") may name another commit than the item's."""
         found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
         # or among the numbers and hashes the item opens with (changesets: "#1482 df424a4 Thanks @x! - ...")
-        lead = list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
-        for word in {found[0], found[-1], *lead} if found else set():
+        for word in {found[0], found[-1], *_opening_numbers(item)} if found else set():
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]
                 if len(made) == 1:
@@ -1621,6 +1628,11 @@ class Knowledge:
             same = [c for c in self.carriers if _topic(c.subject) == topic and len(item_words & c.words) >= 2]
             if len(same) == 1:
                 own, topical = same[0], True
+        # In an item naming its commit by hash with its pull request beside it, before the text, the numbers the text
+        # goes on to name are other changes it speaks of, not more of its own (mobx 6.16.0's "7eb5441 #4659 Thanks
+        # @kubk! - Fix regression from #4639 where ...": #4639 excuses no other number in place of #4659)
+        lead = _opening_numbers(item)
+        spoken = item_refs - set(lead) if named is not None and n in lead else set()
         if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "supported") if self._twin_elsewhere(n, own) else Verdict(claim, "unsupported", wrong)
@@ -1646,7 +1658,8 @@ class Knowledge:
                 and not self._wrote_its_number(n, item_words, own) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (topical or self._stranger(n, item, own, item_refs, carriers)
-                     or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
+                     or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs - spoken)
+                                if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n))

@@ -1,5 +1,6 @@
 """Claims the grader checks against commits in hand (no git): the classes found on the blind25 set of
-2026-12-07 (kotlinpoet, tracing-subscriber, lazy.nvim, Catch2, eslint, Alamofire)."""
+2026-12-07 (kotlinpoet, tracing-subscriber, lazy.nvim, Catch2, eslint, Alamofire), and the cause of mobx
+6.16.0's planted `#4660` (blind23)."""
 
 from __future__ import annotations
 
@@ -134,3 +135,18 @@ def test_a_diff_that_large_holds_no_code_of_an_item() -> None:
             f"- Rare race in `Request.resume()` that could lead to multiple `URLSessionTask`s created. {link}\n")
     assert _unsupported(k, true, "CHANGELOG.md") == set()
 
+
+def test_an_item_naming_its_commit_by_hash_and_its_pull_request_beside_it_names_that_commit_s_number() -> None:
+    # mobx 6.16.0 (blind23, the one plant of the bench whose cause was not looked into): the planted "#4660" for
+    # #4659 was not checkable: the item goes on "Fix regression from #4639 where ...", and #4639's title says two of
+    # its words (`lazy`, `computed`), so the item was read as listing #4639 as a pull request of its change, which
+    # excused any other number; the number beside the hash is that commit's own
+    k = Knowledge("mobx@6.15.4..mobx@6.16.0", None, [], [
+        _commit(1, "Fix isComputedProp for lazy decorated computed properties (#4659)"),
+        _commit(2, "feat(mobx): make 2022.3 @computed decorator lazy (#4639)")])
+    h = _hash(1)
+    item = (f"-   [`{h}`](https://github.com/mobxjs/mobx/commit/{h}) [#{{n}}](https://github.com/mobxjs/mobx/pull/{{n}})"
+            " Thanks [@kubk](https://github.com/kubk)! - Fix regression from #4639 where isComputedProp returned false"
+            " for lazy @computed properties before first read\n")
+    assert _unsupported(k, item.format(n=4659), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format(n=4660), "CHANGELOG.md") == {"#4660", "/pull/4660"}
