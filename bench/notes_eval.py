@@ -15,9 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41
-UTC that no notes set used, as `blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind22`
-(fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
+Sets, reported in this order: `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on
+2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched
+on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
@@ -461,6 +461,29 @@ PROJECTS = [
             r"^Version {v} released ", "blind22"),
     Project("sebastianbergmann/phpunit", "45544b20764d5802107736ebe53b8e455169c1c7", "ChangeLog-12.5.md", "{v}",
             r"^## \[{v}\] - ", "blind22"),
+    # blind25: fetched on 2026-12-07 23:04-23:05 UTC (lazy.nvim, Catch2, eslint, Alamofire; kotlinpoet's and
+    # tracing's mirrors were fetched in an earlier session and never read for notes): a Kotlin library's
+    # `## Version 2.3.0` over "Thanks to [@user][user] ..." and `_2026-03-27_`, `* New:`/`* Fix:` items ending
+    # `(#N)`; a Rust crate's `# 0.3.23 (March 13, 2026)` in a workspace (tags `tracing-subscriber-0.3.23`, released
+    # from its `v0.1.x` branch) with reference-style `([#3484])` links; a Lua plugin manager's release-please
+    # `## [11.17.5](.../compare/...) (2025-11-06)` with `Closes [#N](.../issues/N)` and commit links; a C++ test
+    # framework's `docs/release-notes.md` (`## 3.7.1` over `### Fixes`, `* text (#N)`, nested lists); a JavaScript
+    # linter's generated `v10.9.0 - August 21, 2026` lines of `` [`abc1234`](.../commit/...) subject (#N) (Author
+    # Name) ``; a Swift library's `## [5.11.2](.../releases/tag/5.11.2)`, "Released on 2026-04-05." and items
+    # credited "Fixed by [Name](...) in Pull Request [#N](...)."), configured by their heading lines only; sections
+    # and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("square/kotlinpoet", "be2de914ce6eb3694092ed4e0f28626cbce1ffe0", "docs/changelog.md", "{v}",
+            r"^## Version {v}$", "blind25"),
+    Project("tokio-rs/tracing", "54ede4d5d85a536aed5485c5213011d9ec961935", "tracing-subscriber/CHANGELOG.md",
+            "tracing-subscriber-{v}", r"^# {v} \(", "blind25"),
+    Project("folke/lazy.nvim", "306a05526ada86a7b30af95c5cc81ffba93fef97", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\]\(", "blind25"),
+    Project("catchorg/Catch2", "a6ee7e20cd4011129816df7992c1a9db2ef4b58f", "docs/release-notes.md", "v{v}",
+            r"^## {v}$", "blind25"),
+    Project("eslint/eslint", "c27bc926e496985eb7911c09eb60914b2e4b5d0f", "CHANGELOG.md", "v{v}", r"^v{v} - ",
+            "blind25"),
+    Project("Alamofire/Alamofire", "7595cbcf59809f9977c5f6378500de2ad73b7ddb", "CHANGELOG.md", "{v}",
+            r"^## \[{v}\]\(", "blind25"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -472,10 +495,11 @@ _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
 
 # (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
 # (or a dated `Version` line, libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>`)
-# (or FluentValidation's plain `12.1.1 - 3 Dec 2025`)
+# (or FluentValidation's plain `12.1.1 - 3 Dec 2025`, or eslint's generated `v10.9.0 - August 21, 2026`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[|"
-                          r"\d{4}\.\d{2}\.\d{2}, Version \d|\d+\.\d+\.\d+ - \d{1,2} [A-Z][a-z]{2} \d{4}$)")
+                          r"\d{4}\.\d{2}\.\d{2}, Version \d|\d+\.\d+\.\d+ - \d{1,2} [A-Z][a-z]{2} \d{4}$|"
+                          r"v\d+\.\d+\.\d+ - [A-Z][a-z]+ \d{1,2}, \d{4}$)")
 # (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
 # (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date; NLog's `### Version 6.1.2 (2026/04/01)`)
 _PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+|Version \d)")
@@ -1131,7 +1155,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind24", "blind23", "blind22",
+    sets = ["blind25", "blind24", "blind23", "blind22",
             "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
             "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",

@@ -131,6 +131,8 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
                                         .split("/")[-1].replace("-", " ").replace("_", " "))
     issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
                        for text, heading, *_ in units if not heading and "#" in text)
+    # the text of every unit that is no heading, where a link definition's label may be used
+    prose = "\n".join(text for text, heading, *_ in units if not heading)
     # the units of the item above this one: (indent, list item?, text, text with its code quoted)
     above: list[tuple[int, bool, str, str]] = []
     for text, heading, continues, (indent, listed) in units:
@@ -150,7 +152,7 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
         above.append((indent, listed, plain, coded))
         # a reStructuredText hyperlink target names a link of the text (`.. _Docutils 0.21: URL`), not the
         # release, as a Markdown link definition of a version (`[1.2.3]: .../compare/...`) does
-        release = heading and not _RST_TARGET.match(text)
+        release = heading and not _RST_TARGET.match(text) and not _defines_a_prose_link(text, prose)
         sentences = [(s, [_foreign(s, c, home) for c in read_claims(s, release=release)])
                      for s in _SPLIT.split(text) if s.strip()]
         refs = {c.value for _, cs in sentences for c in cs if c.kind == "ref"}
@@ -283,11 +285,22 @@ _ITEM = re.compile(r"^\s{0,8}(?:[-*+]|\d+[.)])\s+")
 # ``.. _`#12`: URL``): a line of its own whatever follows it, never part of an item's text.
 _LINK_DEF = re.compile(r"^\s{0,3}(?:\[[^\]]+\]|\.\.\s+_(?:`[^`]+`|[^:`]+)):\s*\S+")
 _RST_TARGET = re.compile(r"^\s{0,3}\.\.\s+_")
+_LINK_LABEL = re.compile(r"^\s{0,3}\[([^\]]+)\]:")
+
+
+def _defines_a_prose_link(text: str, prose: str) -> bool:
+    """Whether a Markdown link definition defines a link the section's prose uses (tracing-subscriber 0.3.22's
+    "... depended explicitly on [tracing-0.1.42], which was yanked", defined as `[tracing-0.1.42]: .../tag/...`):
+    it names what that sentence links to, not the release, as a definition only a heading uses does
+    (`[1.2.3]: .../compare/v1.2.2...v1.2.3` under `## [1.2.3]`)."""
+    label = _LINK_LABEL.match(text)
+    return label is not None and f"[{label.group(1)}]" in prose
 # A line that is only a bold version (`**4.14.2**`, `**4.14.2** (2026-05-01)`): a release heading.
 _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
 # A line that is only a version and its date in parentheses, with no markup (jackson-databind's plain-text
 # `2.18.2 (27-Nov-2024)` over its items): a release heading.
-# So is a version and its date after a dash (FluentValidation's `Changelog.txt`: `12.1.1 - 3 Dec 2025`).
+# So is a version and its date after a dash (FluentValidation's `Changelog.txt`: `12.1.1 - 3 Dec 2025`; eslint's
+# generated `v10.9.0 - August 21, 2026` over its list of commits).
 _PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+(?:\([^()]*\d{4}[^()]*\)|[-–—][ \t]+(?:"
                             r"\d{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+\.?,?[ \t]+\d{4}|"
                             r"[A-Z][a-z]+\.?[ \t]+\d{1,2}(?:st|nd|rd|th)?,?[ \t]+\d{4}|\d{4}[-/]\d{2}[-/]\d{2}))\s*$")

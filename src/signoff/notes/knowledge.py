@@ -297,6 +297,14 @@ def _topic(text: str) -> str | None:
     return m.group(1).lower() if m and not _KIND_PREFIX.match(m.group(0).lstrip(" *+-")) else None
 
 
+def _opening_numbers(item: str) -> list[str]:
+    """The numbers and hashes an item opens with (changesets' "df424a4 #1482 Thanks @x! - ..."): a list made from
+    commits writes each commit's pull request beside its hash, before the text, which may name other changes
+    ("Fix regression from #4639 ..." in mobx's item for #4659)."""
+    found = re.findall(r"[0-9A-Za-z]+", item)
+    return list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
+
+
 def _labelled(item: str, n: str) -> bool:
     """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
     and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
@@ -421,6 +429,8 @@ class Knowledge:
         head_days: set[str] = set()
         subject_days: list[tuple[str, set[str]]] = []  # each commit's subject and the days it was made
         own_days: dict[str, set[str]] = {}  # the days each squashed pull request's commit was written, by number
+        day_of: dict[str, set[str]] = {}  # the days each commit was made, by hash
+        after: list[tuple[str, str]] = []  # each commit's subject and its first parent's hash
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         thanked: set[str] = set()  # authors and co-authors of every commit, by name, people only
         added = deleted = 0
@@ -432,6 +442,8 @@ class Knowledge:
             merges += is_merge
             plain += not is_merge
             subject_days.append((c["subject"], _dates(c["author"]["date"]) | _dates(c["committer"]["date"])))
+            day_of[c["hash"]] = subject_days[-1][1]
+            after.append((c["subject"], c["parents"][0] if c["parents"] else ""))
             for who in (c["author"], c["committer"]):
                 self.commit_days |= _dates(who["date"])
                 if c["hash"] == head:
@@ -535,6 +547,12 @@ class Knowledge:
                 self.release_days |= {d for subject, _ in subject_days if named.search(subject)
                                       and (m := _OWN_NUMBER.search(subject)) is not None
                                       for k in (-1, 1) for d in own_days.get(str(int(m.group(1)) + k), set())}
+                # or when it was last written: release-please rewrites its release pull request, and its date, on
+                # every push to the main line, so the newest commit before it dates it (lazy.nvim 11.17.3, dated
+                # 2025-10-28, the day of "chore(update): update repository (#2079)"; "chore(main): release 11.17.3
+                # (#2077)" was squashed and tagged on 2025-11-03)
+                self.release_days |= {d for subject, parent in after if named.search(subject)
+                                      and _OWN_NUMBER.search(subject) for d in day_of.get(parent, set())}
                 # A release is often dated a day before its tag (the release commit, when no commit
                 # says which it is) or published the day after it (a review, another timezone). A
                 # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day; one
@@ -792,10 +810,13 @@ class Knowledge:
         # (a diff of a word or two, a line of data, says little of what the change is, but no less that the code an
         # item saying no word of the title names is not in it: faker's "Remove duplicate 'Recalled to Life' book
         # title (#3238)", whose diff is one line of `book.yml`, credited with a `retry_forever` option)
+        # (a diff so large that it holds most words of any item holds the code most items name too: Alamofire's
+        # "Stabilize CI And Fix Bugs (#4030)", 1,054 words, says `session`, `request`, `timeout` and `deadline` of
+        # an invented "`Session.request()` no longer accepts a `timeout` argument; pass `deadline=` instead")
         if len(item_refs) == 1 and names_unseen_code(named, known) and \
                 (len(chance) <= CHANCE or (untitled and names_unheld_identifier(named, known))) and \
                 (len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS or (bool(diff) and off_title)) and \
-                names_unseen_code(named, known | diff) and \
+                names_unseen_code(named, known | (diff if len(diff) < LARGE_DIFF else set())) and \
                 (len(chance) <= CHANCE or names_unheld_identifier(named, known | diff)) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
@@ -1463,11 +1484,11 @@ class Knowledge:
         abc1234") may name another commit than the item's."""
         found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
         # or among the numbers and hashes the item opens with (changesets: "#1482 df424a4 Thanks @x! - ...")
-        lead = list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
         # or opening the one parenthesis after its text that credits a commit (git-changelog's "Support `await`
         # expressions ([6b3caab](.../commit/...) by Vincent Gao). [PR-479](...)", a reference after it)
         cited = re.findall(r"\(\s*\[?([0-9a-f]{7,40})\b", item)
-        for word in {found[0], found[-1], *lead, *(cited if len(cited) == 1 else [])} if found else set():
+        words = {found[0], found[-1], *_opening_numbers(item), *(cited if len(cited) == 1 else [])} if found else set()
+        for word in words:
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]
                 if len(made) == 1:
@@ -1562,9 +1583,23 @@ class Knowledge:
         restated = sorted((m for m in cited if self._restates(said, entry := told_for(diff, m, ENTRY_MARK) -
                                                               self.project_words) and self._restates(entry, said)),
                           key=int)
-        if not restated or n in cited or set(restated) & item_refs:
+        if not restated or n in cited or set(restated) & item_refs or self._entry_recited(n, said, own):
             return ""
         return f"git says #{restated[0]} ({own.hash[:10]}, {own.subject[:50]!r}, wrote its entry citing it)"
+
+    def _entry_recited(self, n: str, said: set[str], own: Carrier) -> bool:
+        """Whether a later commit of the range wrote the item's entry again citing `n`: the maintainer
+        correcting the number the change's own commit wrote (kotlinpoet's "Prepare for release 2.3.0" turning
+        "... recursively bound generics ... (#1914)", the issue, into "(#2162)", the pull request). The entry as
+        the range leaves it names `n`; a number no commit wrote stays contradicted."""
+        at = next((i for i, c in enumerate(self.carriers) if c is own), 0)
+        for c in self.carriers[:at]:  # (newest first: the commits after own's)
+            if len(c.parents) > 1 or not any(CHANGELOG_FILE.search(p) for p in c.paths):
+                continue
+            entry = told_for(self._read_diff(c.hash), n, ENTRY_MARK) - self.project_words
+            if entry and self._restates(said, entry) and self._restates(entry, said):
+                return True
+        return False
 
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
@@ -1613,6 +1648,11 @@ class Knowledge:
             same = [c for c in self.carriers if _topic(c.subject) == topic and len(item_words & c.words) >= 2]
             if len(same) == 1:
                 own, topical = same[0], True
+        # In an item naming its commit by hash with its pull request beside it, before the text, the numbers the text
+        # goes on to name are other changes it speaks of, not more of its own (mobx 6.16.0's "7eb5441 #4659 Thanks
+        # @kubk! - Fix regression from #4639 where ...": #4639 excuses no other number in place of #4659)
+        lead = _opening_numbers(item)
+        spoken = item_refs - set(lead) if named is not None and n in lead else set()
         if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "supported") if self._twin_elsewhere(n, own) else Verdict(claim, "unsupported", wrong)
@@ -1638,7 +1678,8 @@ class Knowledge:
                 and not self._wrote_its_number(n, item_words, own) \
                 and (bool(carriers) or not self._unnumbered_restated(item_words, own)) \
                 and (topical or self._stranger(n, item, own, item_refs, carriers)
-                     or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
+                     or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs - spoken)
+                                if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n))

@@ -250,7 +250,10 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
                 out.append(Meaning("version", cmp.group(side), s + cmp.start(side), cmp.group(side), role))
         for tag in _URL_TAG.finditer(url):
             if re.search(r"\d+\.\d+", tag.group(1)):
-                out.append(Meaning("version", tag.group(1), s + tag.start(1), tag.group(1), "range"))
+                # a tag's page linked from a heading is the release's; from a sentence, the release it speaks of
+                # (tracing-subscriber 0.3.22's "depended explicitly on [tracing-0.1.42]", linked to that tag)
+                out.append(Meaning("version", tag.group(1), s + tag.start(1), tag.group(1),
+                                   "range" if release else "mention"))
         work = _mask(work, m.start(), m.end())
     for m in list(_ROLE.finditer(work)):
         role, value = m.group(1), m.group(2)

@@ -44,7 +44,9 @@ _GENERIC = words("support supports supported allow allows allowed make makes mad
                  "being does did doing done get gets got set sets one two some many much every each "
                  # how a change is judged, not which it is ("Improve test robustness" for a fix to a
                  # script checking the sources, "Various improvements" for a lexer's pull request)
-                 "improve improves improved improvement improvements various better robust robustness")
+                 "improve improves improved improvement improvements various better robust robustness "
+                 # what stopped ("X no longer accepts Y"), not which change stopped it
+                 "longer")
 # the changelog's label of a breaking change ("**Breaking:**", "BREAKING CHANGE:"), not what changed
 _BREAKING_LABEL = re.compile(r"\bbreaking(?:[ -]changes?)?\W{0,3}:", re.IGNORECASE)
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")
