@@ -166,8 +166,10 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             return "INCONCLUSIVE", {"export": -1, "error": str(exc)}  # type: ignore[dict-item]
         # What `pip install -e .` writes and nobody commits (a version module), as the verifier does.
         testenv.write_version_files(tree, testenv.version_files(clone, base), testenv.release_of(clone, base))
-        if plan.project:  # and the package metadata it leaves (pre-commit reads its version from it)
-            testenv.write_metadata(tree, plan.project, testenv.declared_version(clone, base))
+        if plan.project:  # and the package metadata it leaves (pre-commit reads its version from it; flake8 finds
+            # its own checks through the entry points in it, as the verifier writes them)
+            testenv.write_metadata(tree, plan.project, testenv.declared_version(clone, base),
+                                   testenv.entry_points(clone, base))
         testenv.write_scripts(tree, testenv.console_scripts(clone, base))  # and its commands (coverage's)
         if options.get("build_extensions"):  # and its extension modules, as `pip install -e .` builds them
             _build_in_place(clone, base, tree, python, settings)

@@ -412,7 +412,9 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     `exceptions.FailedHookException`), which plain pytest counts as a failure too, and a test that
     failed by the harness's own kind of check (an exception class the harness defines, raised from
     its code: PySnooper's `OutputFailure`), or an exception of a harness callback the code under test called and let
-    through (`let_through`: sentry-python's `before_breadcrumb` raising, which the fix contains). Runs without a
+    through (`let_through`: sentry-python's `before_breadcrumb` raising, which the fix contains), or one the harness
+    raised that left its own `with pytest.raises(X)` block, not an X (`escaped_raises`: exceptiongroup's KeyError,
+    which the fixed catch() groups). Runs without a
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
@@ -423,7 +425,8 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
                     and _GENERATED_CODE.search(str(seen.get("message") or "")))))
                 or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])
                 or (seen.get("origin") == "harness" and seen.get("harness_check") is True)
-                or (seen.get("origin") == "harness" and seen.get("let_through") is True
+                or (seen.get("origin") == "harness" and (seen.get("let_through") is True
+                                                        or seen.get("escaped_raises") is True)
                     and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)):
             return True
     return False

@@ -1375,6 +1375,11 @@ def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:
         missing = re.match(r"(.+)", needed.pop())
     if builds_allowed or missing is None or "(constraint)" in str(getattr(exc, "log", "")):
         return exc.fix or ""
+    backtracked = re.search(r"gave up after backtracking over (.+?), so one of them", exc.message)
+    if backtracked:  # what pip named is no culprit (dacite's coverage>=7.10.6): the packages it went through are
+        return (f"pass --allow-source-builds: one of {backtracked.group(1)}, or a package it needs, may be published "
+                "only as source (its build code then runs on this machine); or pin them to releases of the project's "
+                "time that have wheels for this Python")
     return (f"{missing.group(1)} may be published only as source (no wheel, or none for this Python): pass "
             "--allow-source-builds (its build code then runs on this machine), or pin a release that has a "
             "wheel; else check its name and version")

@@ -410,7 +410,7 @@ def pip_cause(output: str) -> str:
         # its own constraint a conflict and names the cause after it, which is what a person acts on.
         more = f" (nor for {', '.join(unavailable[1:])})" if len(unavailable) > 1 else ""
         text = f"No matching distribution found for {unavailable[0]}{more}, as pip's conflict says: {text}"
-    text += _python_of_pin(lines)
+    text += _python_of_pin(lines) + _backtracked(lines)
     if not text:
         meaningful = [ln.strip() for ln in lines if ln.strip() and not _PIP_NOISE.match(ln.strip())]
         text = meaningful[-1] if meaningful else "pip failed without a message"
@@ -451,6 +451,27 @@ def _python_of_pin(lines: list[str]) -> str:
         if version == pinned and spec:
             return f" (release {pinned} requires Python {spec.strip()})"
     return ""
+
+
+_GAVE_UP = re.compile(r"^ERROR: Could not find a version that satisfies the requirement \S+ \(from ([^)]+)\) "
+                      r"\(from versions: ([^)]*)\)")
+_BACKTRACKING = re.compile(r"^INFO: pip is (?:still )?looking at multiple versions of ([^<\s]\S*) ")
+
+
+def _backtracked(lines: list[str]) -> str:
+    """What pip's last error hides when pip gave up backtracking: the requirement it names is only what the last
+    release it tried asks for, of a package this Python has other releases of (dacite's 2021 `dev` extra under
+    Python 3.8: `coverage>=7.10.6`, asked by pytest-cov 7, where coveralls' dependency docopt, published as source
+    only, had stopped every older combination; pip never named docopt)."""
+    gave_up = next((m for ln in lines if (m := _GAVE_UP.match(ln))), None)
+    over = list(dict.fromkeys(m.group(1) for ln in lines if (m := _BACKTRACKING.match(ln))))
+    versions = [v.strip() for v in gave_up.group(2).split(",") if v.strip()] if gave_up else []
+    if gave_up is None or not over or not versions or versions == ["none"]:
+        return ""
+    asker = gave_up.group(1).split("->", 1)[0].strip()
+    return (f" (asked by the release of {asker} pip tried last; this Python has releases up to {versions[-1]}): pip "
+            f"gave up after backtracking over {', '.join(over)}, so one of them, or a package it needs, has no release "
+            "installable here")
 
 
 def requirement_named(cause: str, path: str, lines: list[str]) -> str:

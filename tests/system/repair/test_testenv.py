@@ -1091,3 +1091,29 @@ def test_a_link_committed_in_the_test_folder_is_staged_as_what_it_shows_never_as
     dest = tmp_path / "h"
     assert _staged(repo, base, "tests/test_a.py", dest) == ["tests/cases.txt", "tests/shared.json", "tests/test_a.py"]
     assert (dest / "tests" / "shared.json").read_text() == "{}\n" and not (dest / "tests" / "shared.json").is_symlink()
+
+
+def test_pips_last_attempt_after_backtracking_is_not_named_as_the_culprit() -> None:
+    """dacite (blind18): its 2021 `dev` extra under Python 3.8, with Python 3.8's own pip 23. coveralls needs docopt,
+    published as source only; pip backtracked over pytest, pytest-cov and coveralls and ended naming `coverage>=7.10.6`,
+    which pytest-cov 7 asks for and this Python has no release of, though it has older ones. The cause says pip's
+    last attempt is no culprit, and the fix names source builds and the packages pip went through."""
+    log = ("INFO: pip is looking at multiple versions of pytest to determine which version is compatible with other "
+           "requirements. This could take a while.\n"
+           "INFO: pip is looking at multiple versions of pytest-cov to determine which version is compatible\n"
+           "INFO: pip is looking at multiple versions of <Python from Requires-Python> to determine which version\n"
+           "INFO: pip is still looking at multiple versions of coveralls to determine which version is compatible\n"
+           "ERROR: Could not find a version that satisfies the requirement coverage>=7.10.6 (from pytest-cov) (from "
+           "versions: 5.0b1, 7.6.0, 7.6.1)\n"
+           "ERROR: No matching distribution found for coverage>=7.10.6\n")
+    cause = pip_cause(log)
+    assert cause == ("No matching distribution found for coverage>=7.10.6 (asked by the release of pytest-cov pip "
+                     "tried last; this Python has releases up to 7.6.1): pip gave up after backtracking over pytest, "
+                     "pytest-cov, coveralls, so one of them, or a package it needs, has no release installable here")
+    fix = _wheel_fix(PipError(f"pip could not install setup.py [dev]: {cause}", "check", log), builds_allowed=False)
+    assert fix.startswith("pass --allow-source-builds: one of pytest, pytest-cov, coveralls, or a package it needs")
+    # No release at all for this Python, or no backtracking: what pip names is the cause, as before.
+    none = log.replace("5.0b1, 7.6.0, 7.6.1", "none")
+    assert pip_cause(none) == "No matching distribution found for coverage>=7.10.6"
+    assert pip_cause("\n".join(ln for ln in log.splitlines() if not ln.startswith("INFO"))) == \
+        "No matching distribution found for coverage>=7.10.6"

@@ -359,3 +359,52 @@ def test_a_runtest_an_installed_fixture_sets_while_it_is_set_up_is_no_finding() 
     fixture.cached_result = None  # torn down: what it left in pytest's place is a replacement
     guard._compare()
     assert [f.split(" (by")[0] for f in guard.findings] == ["replaced: _pytest.unittest.TestCaseFunction.runtest"]
+
+
+def test_a_librarys_own_import_reaching_into_memory_is_no_finding(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """deepdiff (blind18) imports polars, whose import checks the CPU's features through ctypes (`ctypes.cdata`):
+    the library's own import-time code, which the checkout only imported. The same call made by the checkout's
+    code, at import of the checkout's own module or after the library's import, is still found."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "cpu_checking_lib.py").write_text("import sys\n\ndef check():\n"
+                                             "    sys.modules['guard_under_test']._audit('ctypes.cdata', (0,))\n\n"
+                                             "check()\n")
+    guard = _fresh_guard()
+    monkeypatch.setitem(sys.modules, "guard_under_test", guard)
+    monkeypatch.setattr(guard, "_trusted", (str(lib) + "/",))
+    monkeypatch.syspath_prepend(str(lib))
+    checkout: dict[str, object] = {}
+    exec(compile("import cpu_checking_lib\n", "/src/pkg.py", "exec"), checkout)
+    assert guard.findings == []
+    exec(compile("cpu_checking_lib.check()\n", "/src/pkg.py", "exec"), checkout)
+    assert guard.findings == ["ctypes.cdata called from /src/pkg.py:1"]
+    sys.modules.pop("cpu_checking_lib", None)
+
+
+def test_an_exception_that_left_the_harnesss_pytest_raises_block_is_told_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """exceptiongroup (blind18): the test raises KeyError inside `with pytest.raises(ExceptionGroup), catch(...)`;
+    the base's catch() lets it out instead of grouping it, and no frame of the checkout is on its traceback. An
+    exception that left a block expecting another is the test's failed check; one raised elsewhere in the
+    harness is not."""
+    test_file = tmp_path / "test_it.py"
+    test_file.write_text("import contextlib, unittest\nimport pytest\n\n"
+                         "def test_in_block():\n    with pytest.raises(ValueError), contextlib.nullcontext():\n"
+                         "        raise KeyError('x')\n\n"
+                         "def test_outside():\n    with contextlib.nullcontext():\n        raise KeyError('y')\n\n"
+                         "def test_unittest_style():\n    with unittest.TestCase().assertRaises(ValueError):\n"
+                         "        helper()\n\n"
+                         "def helper():\n    raise KeyError('z')\n")
+    guard = _fresh_guard()
+    monkeypatch.setitem(guard._PLACES, "harness", str(tmp_path) + "/")
+    namespace: dict[str, object] = {}
+    exec(compile(test_file.read_text(), str(test_file), "exec"), namespace)
+    escaped = {}
+    for name in ("test_in_block", "test_outside", "test_unittest_style"):
+        try:
+            namespace[name]()  # type: ignore[operator]
+        except KeyError as exc:
+            escaped[name] = guard._escaped_raises(exc.__traceback__)
+    assert escaped == {"test_in_block": True, "test_outside": False, "test_unittest_style": True}

@@ -239,6 +239,15 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     import_error = guarded("harness", "ModuleNotFoundError")
     import_error.guard["observed"][EXPECT]["let_through"] = True  # type: ignore[index]
     assert decide([import_error], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
+    # An exception the harness raised that left its own `with pytest.raises(X)` block, not an X (exceptiongroup's
+    # KeyError, which the fixed catch() groups); never an environment problem.
+    escaped = guarded("harness", "KeyError")
+    escaped.guard["observed"][EXPECT]["escaped_raises"] = True  # type: ignore[index]
+    assert decide([escaped], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([escaped], [run(fails())], GOOD_REGR)[0] == REJECTED
+    escaped_import = guarded("harness", "ImportError")
+    escaped_import.guard["observed"][EXPECT]["escaped_raises"] = True  # type: ignore[index]
+    assert decide([escaped_import], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
     # A syntax error in code the checkout generated and compiled (attrs' __init__ scripts) is its crash;
     # one in a module that does not parse is not.
     generated = guarded("checkout", "SyntaxError")

@@ -6,6 +6,7 @@ of a newer pytest is looked up at run time, and `typing` is not imported for the
 """
 from __future__ import annotations
 
+import ast
 import atexit
 import builtins
 import hashlib
@@ -83,6 +84,7 @@ _getframe = sys._getframe
 _trusted = tuple(sorted({p.rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                                           *sys.path) if p and p != "/"}))
 _open = builtins.open
+_ast_parse = ast.parse
 _dumps = json.dumps
 _hmac_new = hmac.new
 _sha256 = hashlib.sha256
@@ -115,9 +117,10 @@ def _origin(filename: str | None) -> str:
     return "unknown"  # /work, /tmp, code compiled from a string...
 
 
-def _untrusted_caller(whole_stack: bool = True) -> str | None:
+def _untrusted_caller(whole_stack: bool = True, past_imports: bool = False) -> str | None:
     """The first frame on the stack whose code comes from the checkout or from nowhere we know
-    (with whole_stack=False, only the frame that caused the event)."""
+    (with whole_stack=False, only the frame that caused the event). With past_imports, none when a trusted
+    module's own import-time code caused it before any such frame: the checkout only imported it."""
     f: types.FrameType | None = _getframe(3)  # past this function, _audit_event and _audit
     if not whole_stack:
         if f is None or _origin(f.f_code.co_filename) not in ("checkout", "unknown"):
@@ -127,8 +130,19 @@ def _untrusted_caller(whole_stack: bool = True) -> str | None:
         where = _origin(f.f_code.co_filename)
         if where in ("checkout", "unknown"):
             return f"{f.f_code.co_filename}:{f.f_lineno}"
+        if past_imports and _imported_module_body(f):
+            return None
         f = f.f_back
     return None
+
+
+def _imported_module_body(f: types.FrameType) -> bool:
+    """Whether `f` is a trusted module's top-level code run by the import system (not exec, not runpy)."""
+    caller = f.f_back
+    return (f.f_code.co_name == "<module>" and _origin(f.f_code.co_filename) == "trusted"
+            and not f.f_code.co_filename.startswith("<") and caller is not None
+            and caller.f_code.co_name == "_call_with_frames_removed"
+            and caller.f_code.co_filename.startswith("<frozen importlib._bootstrap"))
 
 
 def _watched(name: str) -> bool:
@@ -438,8 +452,11 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
             if who:
                 _note(f"code compiled under the name {name} from {who}")
     elif event in _MEMORY_EVENTS:
-        # Ways to reach into the guard's memory, which a fix has no need for.
-        who = _untrusted_caller()
+        # Ways to reach into the guard's memory, which a fix has no need for. A library's own import-time code
+        # doing so is the library's, the checkout having only imported it (polars reads the CPU's features
+        # through ctypes when imported: deepdiff's `import polars`, blind18); code of the checkout below it,
+        # or any call after the import, is still found.
+        who = _untrusted_caller(past_imports=True)
         if who:
             _note(f"{event} called from {who}")
     elif event in _NETWORK_EVENTS:
@@ -1287,7 +1304,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
     c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False,
-             let_through=False)  # this call
+             let_through=False, escaped_raises=False)  # this call
     if code is not None and _origin(code.co_filename) == "checkout":
         # The test's own code is the revision's (a method the harness's class inherits from the package:
         # webargs' CommonTestCase): where, so that the verifier can hold the candidate to the base's.
@@ -1308,6 +1325,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     c["message"] = str(value)[:500]
     if origin == "harness":
         c["lacks"] = _checkout_lacks(value, tb_last)
+        c["escaped_raises"] = not c["harness_check"] and _escaped_raises(value.__traceback__)
     if type(value).__name__ in ("Skipped", "XFailed", "Exit") and origin in ("checkout", "unknown"):
         _note(f"{item.nodeid}: the code under test raised {type(value).__name__} (skip, xfail or exit)")
 
@@ -1340,6 +1358,50 @@ def _raised_at(tb: types.TracebackType | None, test_code: types.CodeType | None
         tb = tb.tb_next
     let_through = origin == "harness" and bool(callee) and test_code not in callee
     return origin, tb_last, let_through
+
+
+# The harness's ways of saying "this block raises X": an exception that left such a block was not the one the test
+# expects there (pytest.raises lets any other through), a failed check as much as DID NOT RAISE.
+_EXPECTING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp")
+_expecting_blocks: dict[str, list[tuple[int, int]]] = {}
+
+
+def _escaped_raises(tb: types.TracebackType | None) -> bool:
+    """Whether the exception went through a `with pytest.raises(...)` (or assertRaises) block of the harness:
+    exceptiongroup's test raises KeyError inside `with pytest.raises(ExceptionGroup), catch(...)`, and the base's
+    catch() lets the KeyError out instead of grouping it; no frame of the checkout is on its traceback."""
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if _origin(filename) == "harness" and any(a <= tb.tb_lineno <= b for a, b in _expecting_blocks_of(filename)):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _expecting_blocks_of(filename: str) -> list[tuple[int, int]]:
+    """The line ranges of the bodies of `with` statements in `filename` that expect an exception."""
+    if filename not in _expecting_blocks:
+        blocks: list[tuple[int, int]] = []
+        try:
+            with _open(filename, "rb") as f:
+                tree: ast.AST | None = _ast_parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.With, ast.AsyncWith)) and node.body and any(
+                    _expects_exception(item.context_expr) for item in node.items):
+                end = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
+                blocks.append((node.body[0].lineno, end))
+        _expecting_blocks[filename] = blocks
+    return _expecting_blocks[filename]
+
+
+def _expects_exception(expr: ast.expr) -> bool:
+    if not isinstance(expr, ast.Call):
+        return False
+    func = expr.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in _EXPECTING
 
 
 def _observe_collection(nodeid: str, value: BaseException) -> None:
