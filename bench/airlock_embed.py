@@ -41,6 +41,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -326,18 +327,50 @@ def score_texts(net: Net, windows: np.ndarray) -> float:
     return float(net.probabilities(windows).max()) if len(windows) else 0.0
 
 
+def honest_folds(examples: list[tr.Example]) -> Iterator[tuple[str, set[int], set[int]]]:
+    """(group, its examples, what a model scoring them must not see: them and their near copies) for
+    every source group with honest texts, as `airlock_train`'s threshold rule folds them."""
+    for group in sorted({tr.group_of(e.source) for e in examples if e.label == 0}):
+        members = {i for i, e in enumerate(examples) if tr.group_of(e.source) == group}
+        yield group, members, members | tr.near_copies(examples, group)
+
+
 def out_of_source_threshold(examples: list[tr.Example], data: Embedded) -> tuple[float, dict[str, list[float]]]:
     """`airlock_train`'s rule: each honest group scored by a net trained without it and its near copies."""
-    groups = sorted({tr.group_of(e.source) for e in examples if e.label == 0})
     by_group: dict[str, list[float]] = {}
-    for group in groups:
-        members = {i for i, e in enumerate(examples) if tr.group_of(e.source) == group}
-        excluded = members | tr.near_copies(examples, group)
+    for group, members, excluded in honest_folds(examples):
         keep = np.array([int(owner) not in excluded for owner in data.owner])
         net = fit(data.x[keep], data.y[keep], data.weight[keep])
         by_group[group] = [score_texts(net, data.honest[i]) for i in sorted(members) if examples[i].label == 0]
         print(f"  fold {group}: {len(by_group[group])} honest", file=sys.stderr, flush=True)
     return tr.macro_threshold(by_group), by_group
+
+
+def source_counts(examples: list[tr.Example]) -> dict[str, dict[str, int]]:
+    counts: dict[str, list[int]] = {}
+    for example in examples:
+        counts.setdefault(example.source, [0, 0])[example.label] += 1
+    return {source: {"attacks": c[1], "honest": c[0]} for source, c in sorted(counts.items())}
+
+
+def corpus_digest(examples: list[tr.Example]) -> str:
+    """SHA-256 of the sorted training corpus (a candidate's cache key and manifest entry)."""
+    corpus = hashlib.sha256()
+    for example in examples:
+        corpus.update(f"{example.source}\0{example.label}\0{example.text}\0".encode())
+    return corpus.hexdigest()
+
+
+def write_candidate(out: Path, stem: str, manifest: dict[str, object], dump_model: Callable[[str], str],
+                    threshold: float, by_group: dict[str, list[float]]) -> None:
+    """Write STEM_manifest.json and STEM_model.json (which records the manifest's SHA-256), keys sorted,
+    and print the out-of-source rates the threshold gives each honest group."""
+    manifest_bytes = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}_manifest.json").write_bytes(manifest_bytes)
+    (out / f"{stem}_model.json").write_text(dump_model(hashlib.sha256(manifest_bytes).hexdigest()), encoding="utf-8")
+    rates = {group: sum(s >= threshold for s in scores) / len(scores) for group, scores in by_group.items() if scores}
+    print(json.dumps({"threshold": threshold, "out_of_source_rates": rates}, indent=1))
 
 
 def main() -> int:
@@ -358,19 +391,13 @@ def main() -> int:
     examples, sources = tr.load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs,
                                     bare_orders=args.bare_orders, requests=args.requests)
     examples = sorted(set(examples), key=lambda e: (e.source, e.label, e.text))
-    corpus = hashlib.sha256()
-    for example in examples:
-        corpus.update(f"{example.source}\0{example.label}\0{example.text}\0".encode())
-    digest = corpus.hexdigest()
+    digest = corpus_digest(examples)
     print(f"{len(examples)} examples, corpus {digest}", file=sys.stderr, flush=True)
     data = embed_all(examples, args.embed_cache, digest)
     print(f"{len(data.y)} training windows", file=sys.stderr, flush=True)
     threshold, by_group = out_of_source_threshold(examples, data)
     net = fit(data.x, data.y, data.weight)
     net = Net(net.w1, net.b1, net.w2, net.b2, threshold)
-    counts: dict[str, list[int]] = {}
-    for example in examples:
-        counts.setdefault(example.source, [0, 0])[example.label] += 1
     manifest = {
         "algorithm": f"MLP {FEATURES}-{HIDDEN} tanh-1, minibatch SGD {BATCH} with momentum {MOMENTUM}, rate {RATE}, "
         f"{EPOCHS} epochs, L2 {L2}, class-balanced, seed {SEED}",
@@ -379,16 +406,11 @@ def main() -> int:
         "threshold_rule": "airlock_train.macro_threshold over honest texts scored out of source"
         + (f", at {args.target}" if args.target != DEFAULT_TARGET else ""),
         "threshold": threshold,
-        "examples": {source: {"attacks": c[1], "honest": c[0]} for source, c in sorted(counts.items())},
+        "examples": source_counts(examples),
         "corpus_sha256": digest,
         "sources": sources,
     }
-    manifest_bytes = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "embed_manifest.json").write_bytes(manifest_bytes)
-    (args.out / "embed_model.json").write_text(dump(net, hashlib.sha256(manifest_bytes).hexdigest()), encoding="utf-8")
-    rates = {group: sum(s >= threshold for s in scores) / len(scores) for group, scores in by_group.items() if scores}
-    print(json.dumps({"threshold": threshold, "out_of_source_rates": rates}, indent=1))
+    write_candidate(args.out, "embed", manifest, lambda sha: dump(net, sha), threshold, by_group)
     return 0
 
 
