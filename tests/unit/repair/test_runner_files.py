@@ -319,3 +319,26 @@ def test_ini_keys_keep_their_case() -> None:
     cfg = read(lambda n: b"[tool:pytest]\nDJANGO_SETTINGS_MODULE = tests.settings\n" if n == "setup.cfg" else None,
                "base revision")
     assert cfg is not None and "DJANGO_SETTINGS_MODULE = tests.settings" in cfg.text
+
+
+def test_a_file_compiled_under_its_own_name_with_its_own_text_is_no_finding(tmp_path: Path) -> None:
+    """pydocstyle (blind18b) compiles each test case file it lints, under that file's path in the harness: the code
+    is the file's own and disguises nothing. Other text under a harness or standard-library name is still noted."""
+    guard = _fresh_guard()
+    guard._PLACES["harness"] = str(tmp_path) + "/"
+    case = tmp_path / "test_cases" / "sections.py"
+    case.parent.mkdir()
+    case.write_bytes(b"def f():\r\n    '''A docstring.'''\r\n")
+    space: dict[str, object] = {"audit": guard._audit}
+    # The call comes from the code under test (a frame compiled under the checkout's path), as pydocstyle's parser.
+    exec(compile("def check(source, name):\n    audit('compile', (source, name))\n", "/src/parser.py", "exec"), space)
+    check = space["check"]
+    check(b"def f():\n    '''A docstring.'''\n", str(case))  # type: ignore[operator]
+    check("def f():\r\n    '''A docstring.'''\r\n", str(case))  # type: ignore[operator]
+    assert guard.findings == []
+    check(b"def f():\n    pass\n", str(case))  # type: ignore[operator]
+    check(b"def f():\n    pass\n", str(tmp_path / "missing.py"))  # type: ignore[operator]
+    (tmp_path / "tree.py").write_bytes(b"x = 1\n")
+    check(object(), str(tmp_path / "tree.py"))  # type: ignore[operator]  # (an AST: its text is not known)
+    assert len(guard.findings) == 3
+    assert all(f.startswith("code compiled under the name") and "/src/parser.py:2" in f for f in guard.findings)

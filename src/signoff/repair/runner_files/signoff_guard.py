@@ -406,7 +406,7 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
         name = args[1]
         if _origin(name) in ("trusted", "harness") and not name.startswith("<"):
             who = _untrusted_caller(whole_stack=False)
-            if who:
+            if who and not _is_text_of(args[0], name):
                 _note(f"code compiled under the name {name} from {who}")
     elif event in _MEMORY_EVENTS:
         # Ways to reach into the guard's memory, which a fix has no need for.
@@ -438,6 +438,22 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
             who = _untrusted_caller()
             if who:
                 _note(f"the report {path} was written from {who}")
+
+
+def _is_text_of(source: Any, name: str) -> bool:
+    """Whether `source` is the very text the file `name` holds (line endings aside). A linter or parser under
+    test compiling a file it checks (pydocstyle compiles each test case it lints, under its path) disguises
+    nothing: that code is the file's own. Anything else under a harness or trusted name is still noted."""
+    if isinstance(source, str):
+        source = source.encode("utf-8", "surrogatepass")
+    if not isinstance(source, bytes):
+        return False
+    try:
+        with _open(name, "rb") as fh:
+            held = fh.read()
+    except (OSError, ValueError):
+        return False
+    return source.replace(b"\r\n", b"\n") == held.replace(b"\r\n", b"\n")
 
 
 def _tell_network(event: str, args: tuple[Any, ...]) -> None:
