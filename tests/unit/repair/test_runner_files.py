@@ -342,3 +342,18 @@ def test_a_file_compiled_under_its_own_name_with_its_own_text_is_no_finding(tmp_
     check(object(), str(tmp_path / "tree.py"))  # type: ignore[operator]  # (an AST: its text is not known)
     assert len(guard.findings) == 3
     assert all(f.startswith("code compiled under the name") and "/src/parser.py:2" in f for f in guard.findings)
+
+
+def test_reading_a_command_line_is_no_finding_and_an_environment_or_memory_still_is() -> None:
+    """typer's tests (blind18b) detect the shell at import through shellingham, which reads the ancestors'
+    `/proc/N/cmdline`: inside the sandbox those hold the runner's arguments, never a key. A process's environment
+    (the guard's key until it is scrubbed) and memory stay findings."""
+    guard = _fresh_guard()
+    space: dict[str, object] = {"audit": guard._audit}
+    exec(compile("def read(path):\n    audit('open', (path, 'r', 0))\n", "/src/detect.py", "exec"), space)
+    read = space["read"]
+    read("/proc/3/cmdline")  # type: ignore[operator]
+    assert guard.findings == []
+    read("/proc/3/environ")  # type: ignore[operator]
+    read("/proc/self/mem")  # type: ignore[operator]
+    assert guard.findings == ["/proc/3/environ read from /src/detect.py:2", "/proc/self/mem read from /src/detect.py:2"]

@@ -420,8 +420,12 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
         if who:
             _note(f"audit hook added from {who}")
     elif event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
+        # A process's environment holds the guard's key until it is scrubbed, its memory everything. Command lines
+        # are not watched: the keys travel in the environment and bubblewrap's options through a descriptor, so a
+        # command line inside the sandbox holds the runner's arguments, which sys.argv and /harness show anyway;
+        # shell detection reads them (shellingham, which typer's tests call at import; blind18b).
         who = _untrusted_caller()
-        if who and ("/environ" in args[0] or "/mem" in args[0] or "/cmdline" in args[0]):
+        if who and ("/environ" in args[0] or "/mem" in args[0]):
             _note(f"{args[0]} read from {who}")
     elif event in _FILE_EVENTS:
         path = args[0] if args else None
