@@ -357,3 +357,38 @@ def test_reading_a_command_line_is_no_finding_and_an_environment_or_memory_still
     read("/proc/3/environ")  # type: ignore[operator]
     read("/proc/self/mem")  # type: ignore[operator]
     assert guard.findings == ["/proc/3/environ read from /src/detect.py:2", "/proc/self/mem read from /src/detect.py:2"]
+
+
+def test_a_subtests_failure_stays_the_tests_and_a_hidden_failure_is_still_found() -> None:
+    """zipp (blind18bx): its tests loop over fixtures in unittest `subTest`s, and pytest 9 reports each through
+    pytest_runtest_makereport and logreport, then the test's own call, which did not raise. The failing subtest's
+    assertion stays what the test recorded (the JUnit report says so too), and the passing reports after it are no
+    sign of a failure hidden; a call that raised and was reported as passed still is."""
+    import types as pytypes
+
+    guard = _fresh_guard()
+    space: dict[str, object] = {}
+    exec(compile("def test_x():\n    assert 2 != 2\n", "/harness/test_sub.py", "exec"), space)
+    try:
+        space["test_x"]()  # type: ignore[operator]
+    except AssertionError as exc:
+        failure = exc
+    plugin = guard.Plugin()
+
+    def run(nodeid: str, *calls: tuple[bool, bool]) -> None:
+        item = pytypes.SimpleNamespace(nodeid=nodeid, obj=space["test_x"], parent=None, name="test_x",
+                                       originalname=None)
+        for raised, reported_passed in calls:
+            excinfo = pytypes.SimpleNamespace(value=failure) if raised else None
+            plugin.pytest_runtest_makereport(item, pytypes.SimpleNamespace(when="call", excinfo=excinfo))
+            plugin.pytest_runtest_logreport(pytypes.SimpleNamespace(
+                nodeid=nodeid, when="call", passed=reported_passed, failed=not reported_passed, skipped=False))
+        plugin.pytest_runtest_logfinish(nodeid, ("test_sub.py", 1, "test_x"))
+
+    # three subtests (the second fails), then the test's own call
+    run("test_sub.py::T::test_x", (False, True), (True, False), (False, True), (False, True))
+    case = guard.cases["test_sub.py::T::test_x"]
+    assert (case["outcome"], case["exception"], case["assertion"]) == ("failed", "AssertionError", True)
+    assert guard.findings == []
+    run("test_sub.py::T::test_y", (True, True))
+    assert guard.findings == ["test_sub.py::T::test_y raised AssertionError but was reported as passed"]
