@@ -94,6 +94,7 @@ class Plan:
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
 _WANTED_BY = re.compile(r"^ \(from ([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?(?:[<>=!~][^)]*)?\)")
 _FAILED_BUILD = re.compile(r"Failed to build '([A-Za-z0-9._-]+)'")
+_CANNOT_INSTALL = re.compile(r"Cannot install (.{1,300}?) because these package versions have conflicting dependencies")
 _DIRECT_REFERENCE = re.compile(r"\s@\s|^(?:git|hg|svn|bzr)\+|^https?://")
 _OFFLINE = re.compile(r"connected to the Internet|Failed to establish a new connection|NewConnectionError|"
                       r"Temporary failure in name resolution|Network is unreachable")
@@ -124,6 +125,14 @@ def wheel_less_line(message: str, plan: Plan) -> str | None:
         wanted = requirement_name(parent.group(1)) if parent else None
         if wanted and normalise(wanted) != "pytest":
             return _plan_line(plan, wanted, False)
+        # Or in a conflict, by the direct requirements it could not install (websockets' tox.ini names mitmproxy,
+        # whose pyperclip is published as source only: "Cannot install 'mitmproxy' because ...", no release left).
+        conflict = _CANNOT_INSTALL.search(message)
+        for named in re.split(r", | and ", conflict.group(1)) if conflict else []:
+            wanted = requirement_name(named.strip("'\""))
+            line = _plan_line(plan, wanted, False) if wanted and normalise(wanted) != "pytest" else None
+            if line is not None:
+                return line
     return own
 
 
