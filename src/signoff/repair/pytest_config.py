@@ -621,6 +621,7 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
         beside = tracked.get(basedir, set())
         for node in [*ast.walk(tree), *_plugin_imports(tree)]:
             stems: list[str] = []
+            on_the_way: list[str] = []  # modules Python imports before the one named (`a/b.py` for `a.b.c`)
             if isinstance(node, ast.ImportFrom) and node.level > 0:
                 top = package
                 for _ in range(node.level - 1):
@@ -629,6 +630,7 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                     continue
                 stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
                     f"{top}/{a.name}" for a in node.names]
+                on_the_way = [f"{top}/{m.replace('.', '/')}" for m in _modules_on_the_way(node.module or "")]
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 if basedir:
                     modules = [node.module] if isinstance(node, ast.ImportFrom) and node.module else [
@@ -643,6 +645,8 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
                     stems += [s for s in (m.replace(".", "/") for m in modules) if s.startswith(own + "/")
                               and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
+                    on_the_way += [s for s in (m.replace(".", "/") for n in modules for m in _modules_on_the_way(n))
+                                   if s.startswith(own + "/") and f"{s}.py" in own_files]
                 if not (isinstance(node, ast.ImportFrom) and node.level):
                     stems += _support_stems(repo, base, node, own, support)
             for stem in stems:
@@ -654,7 +658,20 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                     if blob is not None:
                         found.append(candidate)
                         pending.append((candidate, blob))
+            for stem in on_the_way:  # only a module file: a package's __init__.py comes with its folder
+                candidate = f"{stem.removeprefix('./')}.py"
+                if candidate not in found and candidate != rel and (blob := git.read_file_at(repo, base, candidate)):
+                    found.append(candidate)
+                    pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def _modules_on_the_way(module: str) -> list[str]:
+    """The modules Python imports before a dotted one, outermost last: `a.b` and `a` for `a.b.c`. One of them may be
+    a module file that provides the rest itself (zipp's tests do `from .compat.py39.os_helper import FakePath`, and
+    tests/compat/py39.py puts `os_helper` into sys.modules under its own name)."""
+    parts = [p for p in module.split(".") if p]
+    return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
 
 
 def _support_stems(repo: Path, base: str, node: ast.Import | ast.ImportFrom, own: str,

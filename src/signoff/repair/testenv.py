@@ -94,6 +94,7 @@ class Plan:
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
 _WANTED_BY = re.compile(r"^ \(from ([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?(?:[<>=!~][^)]*)?\)")
 _FAILED_BUILD = re.compile(r"Failed to build '([A-Za-z0-9._-]+)'")
+_CANNOT_INSTALL = re.compile(r"Cannot install (.{1,300}?) because these package versions have conflicting dependencies")
 _DIRECT_REFERENCE = re.compile(r"\s@\s|^(?:git|hg|svn|bzr)\+|^https?://")
 _OFFLINE = re.compile(r"connected to the Internet|Failed to establish a new connection|NewConnectionError|"
                       r"Temporary failure in name resolution|Network is unreachable")
@@ -124,6 +125,14 @@ def wheel_less_line(message: str, plan: Plan) -> str | None:
         wanted = requirement_name(parent.group(1)) if parent else None
         if wanted and normalise(wanted) != "pytest":
             return _plan_line(plan, wanted, False)
+        # Or in a conflict, by the direct requirements it could not install (websockets' tox.ini names mitmproxy,
+        # whose pyperclip is published as source only: "Cannot install 'mitmproxy' because ...", no release left).
+        conflict = _CANNOT_INSTALL.search(message)
+        for named in re.split(r", | and ", conflict.group(1)) if conflict else []:
+            wanted = requirement_name(named.strip("'\""))
+            line = _plan_line(plan, wanted, False) if wanted and normalise(wanted) != "pytest" else None
+            if line is not None:
+                return line
     return own
 
 
@@ -347,6 +356,34 @@ def declared_in_group(detail: str, repo: Path, base: str, chosen: list[str]) -> 
                 where = meta.get("where")
                 return f"the project declares {name} in its `{group}` group or extra ({where}), not installed"
     return ""
+
+
+# A warning as a collection error names it (`tests/test_others.py: DeprecationWarning: 'click.utils.get_binary_stream'
+# is deprecated ...`): a warning stops collection only when the project's filters make it an error. pytest's own
+# warnings (PytestRemovedIn9Warning) say the pytest is too new, which the collection fix already tells.
+_WARNING_AS_ERROR = re.compile(r"(?:^|: )((?!Pytest)\w*Warning): (.+)")
+WARNING_MADE_ERROR = "a warning the project's warning filters make an error"
+
+
+def warning_made_error(detail: str, installed: list[dict[str, Any]]) -> str:
+    """One line for a collection error that is a warning the project's filters (`filterwarnings = error`, `-W
+    error`) made an error, naming the installed distribution the warning is about and its version when one is
+    (typer of December 2025 with a click that deprecated `get_binary_stream` since: a dependency newer than the
+    revision); "" for any other error."""
+    m = _WARNING_AS_ERROR.search(detail)
+    if not m:
+        return ""
+    message = m.group(2)
+    # The module a deprecated name lives in ('click.utils.get_binary_stream'), then a quoted or capitalised name
+    # ("removed in Click 9.0"); never a plain word ("deprecated" is a distribution too).
+    tops = [d.split(".", 1)[0] for d in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b", message)]
+    tops += [q or c for q, c in re.findall(r"['\"`]([A-Za-z_][\w-]*)['\"`]|\b([A-Z][\w-]+)\b", message)]
+    for top in tops:
+        for item in installed:
+            name, version = str(item.get("name") or ""), str(item.get("version") or "")
+            if name and version and len(top) > 2 and may_provide(name, top):
+                return f"{WARNING_MADE_ERROR}: {m.group(1)} of {name} {version}, installed here"
+    return f"{WARNING_MADE_ERROR}: {m.group(1)}"
 
 
 def _pdm_dev_groups(document: dict[str, Any]) -> dict[str, list[str]]:

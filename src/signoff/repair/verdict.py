@@ -100,6 +100,9 @@ REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regressi
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 # A missing module the project's own group or extra declares (testenv.declared_in_group).
 _DECLARED_IN_GROUP = re.compile(r"the project declares ([\w.-]+) in its `([^`]+)` group or extra")
+# A warning the project's filters made an error (testenv.warning_made_error), with the distribution it is about.
+_WARNING_MADE_ERROR = re.compile(r"a warning the project's warning filters make an error: (\w+)(?: of (\S+) (\S+), "
+                                 r"installed here)?")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
 # ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)
 _PYTEST_TOO_NEW = re.compile(r"pytest|\bfixture\b|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
@@ -136,6 +139,17 @@ def collection_fix(detail: str) -> str:
     if grouped:
         return (f"install the project's `{grouped.group(2)}` group or extra, which declares {grouped.group(1)}: "
                 f"pass --project-deps --extras {grouped.group(2)}")
+    warned = _WARNING_MADE_ERROR.search(detail)
+    filters = "the project's warning filters (`filterwarnings = error` or `-W error`) make that"
+    if warned and warned.group(2):
+        name, version = warned.group(2), warned.group(3)
+        return (f"{filters} {warned.group(1)} of {name} an error: {name} {version}, installed here, is newer than the "
+                f"code knows; pin the release of the revision's time in a file passed with --requirements (e.g. "
+                f"`{name}<{version}`), or pass the project's lock with --lock")
+    if warned:
+        return (f"{filters} {warned.group(1)} an error: a Python or a dependency newer than the code raises it; pick "
+                "the project's Python with --python, or pin the releases of the revision's time with --requirements "
+                "FILE or --lock")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]

@@ -1114,6 +1114,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     elif run.status == "collection_error" and (grouped := testenv.declared_in_group(
                             run.detail, repo, base, list(req.extras))):
                         run.detail = f"{run.detail} ({grouped})"
+                    elif run.status == "collection_error" and (warned := testenv.warning_made_error(
+                            run.detail, environment.get("installed") or [])):
+                        run.detail = f"{run.detail} ({warned})"
                     if group == ("base",) and cand != base and _key_errors(run):
                         added = _code_added(repo, base, cand) if added is None else added
                         _keys_the_base_lacks(run, added)

@@ -742,6 +742,20 @@ def test_the_helpers_a_test_package_init_imports_come_with_it(tmp_path: Path) ->
         "xarray/__init__.py", "xarray/tests/__init__.py", "xarray/tests/arrays.py", "xarray/tests/test_x.py"]
 
 
+def test_a_module_an_import_passes_through_comes_with_the_test(tmp_path: Path) -> None:
+    """zipp (blind18bx): `from .compat.py39.os_helper import FakePath` imports tests/compat/py39.py, which puts
+    `os_helper` into sys.modules itself: no file is named after the last part, and the module on the way is the
+    helper, relatively or absolutely imported; a folder on the way brings its __init__.py, never its other files."""
+    py39 = "import sys\nsys.modules[__name__ + '.os_helper'] = sys\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/compat/__init__.py": "",
+                                        "tests/compat/py39.py": py39, "tests/compat/py310.py": "",
+                                        "tests/test_path.py": "from .compat.py39.os_helper import FakePath\n",
+                                        "tests/test_abs.py": "from tests.compat.py39.os_helper import temp_dir\n"})
+    for test in ("tests/test_path.py", "tests/test_abs.py"):
+        assert _staged(repo, base, test, tmp_path / test.replace("/", "-")) == [
+            "tests/__init__.py", "tests/compat/__init__.py", "tests/compat/py39.py", test]
+
+
 def test_tests_inside_a_src_layout_package_never_take_the_package_as_a_helper(tmp_path: Path) -> None:
     """trio (blind16): src/trio/_tests/test_channel.py does `import trio`; pytest puts `src` first on the path,
     where `trio` sits beside the test package, so the whole package (the code under test) was staged as the test's

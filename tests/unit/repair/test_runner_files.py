@@ -408,3 +408,76 @@ def test_an_exception_that_left_the_harnesss_pytest_raises_block_is_told_apart(
         except KeyError as exc:
             escaped[name] = guard._escaped_raises(exc.__traceback__)
     assert escaped == {"test_in_block": True, "test_outside": False, "test_unittest_style": True}
+
+
+def test_a_file_compiled_under_its_own_name_with_its_own_text_is_no_finding(tmp_path: Path) -> None:
+    """pydocstyle (blind18b) compiles each test case file it lints, under that file's path in the harness: the code
+    is the file's own and disguises nothing. Other text under a harness or standard-library name is still noted."""
+    guard = _fresh_guard()
+    guard._PLACES["harness"] = str(tmp_path) + "/"
+    case = tmp_path / "test_cases" / "sections.py"
+    case.parent.mkdir()
+    case.write_bytes(b"def f():\r\n    '''A docstring.'''\r\n")
+    space: dict[str, object] = {"audit": guard._audit}
+    # The call comes from the code under test (a frame compiled under the checkout's path), as pydocstyle's parser.
+    exec(compile("def check(source, name):\n    audit('compile', (source, name))\n", "/src/parser.py", "exec"), space)
+    check = space["check"]
+    check(b"def f():\n    '''A docstring.'''\n", str(case))  # type: ignore[operator]
+    check("def f():\r\n    '''A docstring.'''\r\n", str(case))  # type: ignore[operator]
+    assert guard.findings == []
+    check(b"def f():\n    pass\n", str(case))  # type: ignore[operator]
+    check(b"def f():\n    pass\n", str(tmp_path / "missing.py"))  # type: ignore[operator]
+    (tmp_path / "tree.py").write_bytes(b"x = 1\n")
+    check(object(), str(tmp_path / "tree.py"))  # type: ignore[operator]  # (an AST: its text is not known)
+    assert len(guard.findings) == 3
+    assert all(f.startswith("code compiled under the name") and "/src/parser.py:2" in f for f in guard.findings)
+
+
+def test_reading_a_command_line_is_no_finding_and_an_environment_or_memory_still_is() -> None:
+    """typer's tests (blind18b) detect the shell at import through shellingham, which reads the ancestors'
+    `/proc/N/cmdline`: inside the sandbox those hold the runner's arguments, never a key. A process's environment
+    (the guard's key until it is scrubbed) and memory stay findings."""
+    guard = _fresh_guard()
+    space: dict[str, object] = {"audit": guard._audit}
+    exec(compile("def read(path):\n    audit('open', (path, 'r', 0))\n", "/src/detect.py", "exec"), space)
+    read = space["read"]
+    read("/proc/3/cmdline")  # type: ignore[operator]
+    assert guard.findings == []
+    read("/proc/3/environ")  # type: ignore[operator]
+    read("/proc/self/mem")  # type: ignore[operator]
+    assert guard.findings == ["/proc/3/environ read from /src/detect.py:2", "/proc/self/mem read from /src/detect.py:2"]
+
+
+def test_a_subtests_failure_stays_the_tests_and_a_hidden_failure_is_still_found() -> None:
+    """zipp (blind18bx): its tests loop over fixtures in unittest `subTest`s, and pytest 9 reports each through
+    pytest_runtest_makereport and logreport, then the test's own call, which did not raise. The failing subtest's
+    assertion stays what the test recorded (the JUnit report says so too), and the passing reports after it are no
+    sign of a failure hidden; a call that raised and was reported as passed still is."""
+    import types as pytypes
+
+    guard = _fresh_guard()
+    space: dict[str, object] = {}
+    exec(compile("def test_x():\n    assert 2 != 2\n", "/harness/test_sub.py", "exec"), space)
+    try:
+        space["test_x"]()  # type: ignore[operator]
+    except AssertionError as exc:
+        failure = exc
+    plugin = guard.Plugin()
+
+    def run(nodeid: str, *calls: tuple[bool, bool]) -> None:
+        item = pytypes.SimpleNamespace(nodeid=nodeid, obj=space["test_x"], parent=None, name="test_x",
+                                       originalname=None)
+        for raised, reported_passed in calls:
+            excinfo = pytypes.SimpleNamespace(value=failure) if raised else None
+            plugin.pytest_runtest_makereport(item, pytypes.SimpleNamespace(when="call", excinfo=excinfo))
+            plugin.pytest_runtest_logreport(pytypes.SimpleNamespace(
+                nodeid=nodeid, when="call", passed=reported_passed, failed=not reported_passed, skipped=False))
+        plugin.pytest_runtest_logfinish(nodeid, ("test_sub.py", 1, "test_x"))
+
+    # three subtests (the second fails), then the test's own call
+    run("test_sub.py::T::test_x", (False, True), (True, False), (False, True), (False, True))
+    case = guard.cases["test_sub.py::T::test_x"]
+    assert (case["outcome"], case["exception"], case["assertion"]) == ("failed", "AssertionError", True)
+    assert guard.findings == []
+    run("test_sub.py::T::test_y", (True, True))
+    assert guard.findings == ["test_sub.py::T::test_y raised AssertionError but was reported as passed"]

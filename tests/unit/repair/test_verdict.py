@@ -482,6 +482,13 @@ def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
                            "docopt<0.7.0,>=0.6.2 (from tbump)", tools) == "tbump~=6.11"
     assert wheel_less_line("No matching distribution found for iniconfig (from pytest==9.0.2)", tools) is None
     assert wheel_less_line("No matching distribution found for docopt (from coveralls)", tools) is None
+    # Or named by pip's conflict (websockets' tox.ini names mitmproxy, whose pyperclip is source only; blind18bz).
+    proxy = Plan(lines=["mitmproxy", "python-socks[asyncio]", "trio", "pytest==9.0.2"])
+    conflict = ("No matching distribution found for blinker (nor for pillow, pyperclip), as pip's conflict says: "
+                "Cannot install 'mitmproxy' because these package versions have conflicting dependencies.")
+    assert wheel_less_line(conflict, proxy) == "mitmproxy"
+    assert wheel_less_line(conflict.replace("'mitmproxy'", "pytest==9.0.2 and trio"), proxy) == "trio"
+    assert wheel_less_line(conflict.replace("'mitmproxy'", "coveralls"), proxy) is None
     # A URL pip cannot download without a network (kombu's requirements/dev.txt, dev12): left out too; with no such
     # line in the plan, nothing.
     offline = "hint: Are you connected to the Internet? If so, check whether your system can connect to github.com"

@@ -117,3 +117,15 @@ def test_a_failure_of_the_network_or_of_a_needed_line_is_not_remembered(tmp_path
             with pytest.raises(sandbox.PipError):
                 _run(tmp_path, monkeypatch, [failure], imports, pip_runs=pip_runs)
         assert pip_runs == ["pip", "pip"], failure
+
+
+def test_a_memo_an_older_leaving_out_rule_wrote_is_never_found_again(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """websockets (blind18bz): pip's final failure for a plan naming mitmproxy was remembered before the rule that
+    leaves out a direct requirement pip's conflict names; recalled, it would have said the same for good. The memo
+    is keyed by the rules too."""
+    from signoff.repair import wheel_less
+
+    now = wheel_less.memo_path(tmp_path, ["mitmproxy", "pytest"], [], None)
+    monkeypatch.setattr(wheel_less, "RULES", wheel_less.RULES - 1)
+    assert wheel_less.memo_path(tmp_path, ["mitmproxy", "pytest"], [], None) != now

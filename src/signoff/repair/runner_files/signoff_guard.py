@@ -94,7 +94,8 @@ findings: list[str] = []
 cases: dict[str, dict[str, Any]] = {}
 state: dict[str, Any] = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False,
                          "lacks": {}, "reloaded": [], "own": [], "own_declared": {}, "calls": {},
-                         "reached": set(), "wrapped": set(), "entered": set()}
+                         "reached": set(), "wrapped": set(), "entered": set(), "failed_call": set(),
+                         "last_raised": {}}
 
 
 def _note(text: str) -> None:
@@ -449,7 +450,7 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
         name = args[1]
         if _origin(name) in ("trusted", "harness") and not name.startswith("<"):
             who = _untrusted_caller(whole_stack=False)
-            if who:
+            if who and not _is_text_of(args[0], name):
                 _note(f"code compiled under the name {name} from {who}")
     elif event in _MEMORY_EVENTS:
         # Ways to reach into the guard's memory, which a fix has no need for. A library's own import-time code
@@ -466,8 +467,12 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
         if who:
             _note(f"audit hook added from {who}")
     elif event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
+        # A process's environment holds the guard's key until it is scrubbed, its memory everything. Command lines
+        # are not watched: the keys travel in the environment and bubblewrap's options through a descriptor, so a
+        # command line inside the sandbox holds the runner's arguments, which sys.argv and /harness show anyway;
+        # shell detection reads them (shellingham, which typer's tests call at import; blind18b).
         who = _untrusted_caller()
-        if who and ("/environ" in args[0] or "/mem" in args[0] or "/cmdline" in args[0]):
+        if who and ("/environ" in args[0] or "/mem" in args[0]):
             _note(f"{args[0]} read from {who}")
     elif event in _FILE_EVENTS:
         path = args[0] if args else None
@@ -484,6 +489,22 @@ def _audit_event(event: str, args: tuple[Any, ...]) -> None:
             who = _untrusted_caller()
             if who:
                 _note(f"the report {path} was written from {who}")
+
+
+def _is_text_of(source: Any, name: str) -> bool:
+    """Whether `source` is the very text the file `name` holds (line endings aside). A linter or parser under
+    test compiling a file it checks (pydocstyle compiles each test case it lints, under its path) disguises
+    nothing: that code is the file's own. Anything else under a harness or trusted name is still noted."""
+    if isinstance(source, str):
+        source = source.encode("utf-8", "surrogatepass")
+    if not isinstance(source, bytes):
+        return False
+    try:
+        with _open(name, "rb") as fh:
+            held = fh.read()
+    except (OSError, ValueError):
+        return False
+    return source.replace(b"\r\n", b"\n") == held.replace(b"\r\n", b"\n")
 
 
 def _tell_network(event: str, args: tuple[Any, ...]) -> None:
@@ -1303,6 +1324,11 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if getattr(defined, "__func__", defined) is not fn:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
+    state["last_raised"][item.nodeid] = excinfo is not None  # what the report that follows this call is about
+    if excinfo is None and item.nodeid in state["failed_call"]:
+        # pytest 9 reports each unittest `subTest` through this hook, then the test's own call, which did not raise:
+        # a subtest's failure stays what this test's run recorded (zipp's tests loop over fixtures in subtests).
+        return
     c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False,
              let_through=False, escaped_raises=False)  # this call
     if code is not None and _origin(code.co_filename) == "checkout":
@@ -1312,6 +1338,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         c["defined"] = f"{code.co_filename[len(root):]}::{getattr(fn, '__qualname__', '')}"
     if excinfo is None:
         return
+    state["failed_call"].add(item.nodeid)
     value = excinfo.value
     c["exception"] = type(value).__name__
     c["assertion"] = isinstance(value, _AssertionError)
@@ -1622,7 +1649,8 @@ class Plugin:
             # A plugin that took over the protocol and reported a pass for a test whose function never ran.
             _note(f"{report.nodeid}: reported as passed, but the test function never ran")
         c = _case(report.nodeid)
-        if report.when == "call" and report.passed and c["exception"] and c["exception"] not in ("Skipped", "XFailed"):
+        if report.when == "call" and report.passed and c["exception"] and c["exception"] not in ("Skipped", "XFailed") \
+                and state["last_raised"].get(report.nodeid, True):
             _note(f"{report.nodeid} raised {c['exception']} but was reported as passed")
         if report.failed:
             c["outcome"] = "failed" if report.when == "call" else ("failed" if c["outcome"] == "failed" else "error")
@@ -1655,6 +1683,7 @@ class Plugin:
             _checked(_check_hooks, pm)
 
     def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        state["failed_call"].discard(nodeid)  # (a plugin that runs it again starts afresh)
         # The framework itself is checked before the next test and at the end; hooks of the
         # interpreter (trace, import) after each test too.
         _checked(_check_hooks_of_interpreter)
