@@ -1544,7 +1544,23 @@ class Knowledge:
             # a release's commit, or one writing the changelog alone, wrote every item of the section
             # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them
             return False
+        if self._entry_cites_another(n, said, made):
+            return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
+
+    def _entry_cites_another(self, n: str, said: set[str], made: list[Carrier]) -> bool:
+        """Whether the changelog entry pull request `n` wrote that the item restates cites another number, not
+        `n`: it wrote that line for another change (devise's #5826 adding its own entry and correcting #5825's,
+        "[#5824]" to "[#5825]"), so its diff holding the item's words makes it no writer of the item."""
+        said = said - self.project_words
+        for c in made:
+            diff = self._read_diff(c.hash)
+            cited = {w[len(ENTRY_MARK):].split(":", 1)[0] for w in diff if w.startswith(ENTRY_MARK)}
+            restated = {m for m in cited if self._restates(said, entry := told_for(diff, m, ENTRY_MARK) -
+                                                         self.project_words) and self._restates(entry, said)}
+            if restated and n not in restated:
+                return True
+        return False
 
     def _names_release(self, c: Carrier) -> bool:
         """Whether a commit's title names a version as a release's commit does: one its range releases, or one

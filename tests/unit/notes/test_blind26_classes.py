@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from signoff.notes.knowledge import Knowledge
+from signoff.notes.pulls import diff_words
+from signoff.notes.told import told_words
 
 from .test_knowledge_classes import _commit, _hash, _unsupported
 
@@ -36,3 +38,42 @@ def test_a_line_of_a_version_and_its_iso_date_is_the_release_heading() -> None:
     assert _unsupported(k, section.format(n=47, d="08")) == {"2026-07-08"}
     # a sentence naming a version and a date is no heading
     assert _unsupported(k, "Since 9.54 2026-07-08 was planned, nothing changed.\n") == set()
+
+
+def _devise() -> Knowledge:
+    first = _commit(2, "Allow model config to override `sign_in_after_change_password` (#5825)",
+                    paths=("CHANGELOG.md", "app/controllers/devise/registrations_controller.rb"))
+    second = _commit(1, "Add `sign_in_after_reset_password?` check hook to passwords controller (#5826)",
+                     paths=("CHANGELOG.md", "app/controllers/devise/passwords_controller.rb"))
+    k = Knowledge("v5.0.1..v5.0.2", None, [], [second, first])
+    line = ("  * Allow resource class scopes to override the global configuration for "
+            "`sign_in_after_change_password` behaviour. [#{n}](https://github.com/heartcombo/devise/pull/{n})")
+    hook = ("  * Add `sign_in_after_reset_password?` check hook to passwords controller, to allow it to be "
+            "customized by users. [#5826](https://github.com/heartcombo/devise/pull/5826)")
+    head = "diff --git a/CHANGELOG.md b/CHANGELOG.md\n+++ b/CHANGELOG.md\n"
+    diffs = {first["hash"]: f"{head}+{line.format(n=5824)}\n"
+                            "diff --git a/app/controllers/devise/registrations_controller.rb "
+                            "b/app/controllers/devise/registrations_controller.rb\n"
+                            "+++ b/app/controllers/devise/registrations_controller.rb\n"
+                            "+    resource_class.sign_in_after_change_password?\n",
+             second["hash"]: f"{head}-{line.format(n=5824)}\n+{line.format(n=5825)}\n+{hook}\n"
+                             "diff --git a/app/controllers/devise/passwords_controller.rb "
+                             "b/app/controllers/devise/passwords_controller.rb\n"
+                             "+++ b/app/controllers/devise/passwords_controller.rb\n"
+                             "+    def sign_in_after_reset_password?\n"}
+    k.diff_of = lambda commit: diff_words(diffs.get(commit, "")) | told_words(diffs.get(commit, ""))
+    return k
+
+
+def test_a_pull_request_writing_another_change_s_entry_did_not_write_the_item() -> None:
+    # devise 5.0.2 (blind26): #5826 added its own entry and corrected #5825's ("[#5824]" to "[#5825]"), so its
+    # diff holds every word of #5825's item; it was taken for the item's writer, which excused the planted
+    # "[#5826]" on "Allow resource class scopes to override ... `sign_in_after_change_password` behaviour."
+    item = ("* Allow resource class scopes to override the global configuration for "
+            "`sign_in_after_change_password` behaviour. [#{n}](https://github.com/heartcombo/devise/pull/{n})\n")
+    assert _unsupported(_devise(), item.format(n=5825)) == set()
+    assert "#5826" in _unsupported(_devise(), item.format(n=5826))
+    # the entry it wrote for itself still cites its own number
+    hook = ("* Add `sign_in_after_reset_password?` check hook to passwords controller, to allow it to be customized "
+            "by users. [#5826](https://github.com/heartcombo/devise/pull/5826)\n")
+    assert _unsupported(_devise(), hook) == set()
