@@ -689,6 +689,12 @@ class Knowledge:
             clear = bool(best) and best[0][0] >= STRONG and not (
                 len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs
                 and not (merged and self._one_change(best[0][1], best[1][1])))
+            if clear and len(best) > 1 and best[1][0] == best[0][0] and best[1][1].named and not best[0][1].named \
+                    and len(best[0][1].parents) > 1 and self._one_change(best[0][1], best[1][1]):
+                # a merge titled as the commit it brought in, that commit's number left out (javaparser's "build:
+                # add OSGi support to all deployable modules" merging "... (#1477)"), is that commit's change, told
+                # by the commit whose title names the number
+                best = best[1:]
             self._owns[key] = best[0][1] if clear else None
         return self._owns[key]
 

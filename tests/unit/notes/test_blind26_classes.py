@@ -77,3 +77,20 @@ def test_a_pull_request_writing_another_change_s_entry_did_not_write_the_item() 
     hook = ("* Add `sign_in_after_reset_password?` check hook to passwords controller, to allow it to be customized "
             "by users. [#5826](https://github.com/heartcombo/devise/pull/5826)\n")
     assert _unsupported(_devise(), hook) == set()
+
+
+def test_a_merge_titled_as_the_commit_it_brought_in_is_that_commit_s_change() -> None:
+    # javaparser 3.28.2 (blind26): the merge of #5011, titled "build: add OSGi support to all deployable modules"
+    # without the "(#1477)" of the commit it brought in, was taken for the item's own commit; naming no number, it
+    # excused the planted "(#1478)" in place of the issue its branch's commit names
+    title = "build: add OSGi support to all deployable modules"
+    branch = _commit(2, f"{title} (#1477)", author=("Ethan Godden", "ethan@example.org"),
+                     committer=("Ethan Godden", "ethan@example.org"), parents=(3,), paths=("pom.xml",))
+    merge = _commit(1, title, f"{title} (#1477)", author=("Jean Pierre", "jp@example.org"), parents=(3, 2),
+                    paths=("pom.xml",))
+    base = _commit(3, "feat: add support for JAVA 26")
+    k = Knowledge("javaparser-parent-3.28.1..javaparser-parent-3.28.2", None, [], [merge, branch, base])
+    item = ("* build: add OSGi support to all deployable modules (#{n}) "
+            "(PR [#5011](https://github.com/javaparser/javaparser/pull/5011) by [@ethan-godden](https://github.com/ethan-godden))\n")
+    assert _unsupported(k, item.format(n=1477)) == set()
+    assert "#1478" in _unsupported(k, item.format(n=1478))
