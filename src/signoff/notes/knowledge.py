@@ -305,6 +305,11 @@ def _opening_numbers(item: str) -> list[str]:
     return list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
 
 
+# an item opening with the issue it is about, labelled as a report ("Bug #692:", "Feature #549:"), not "PR #696:"
+_ISSUE_LABEL = re.compile(r"^\W*(?:[Bb]ug|[Ff]eature|[Ii]ssue|[Ee]nhancement)\s+#(\d+)\W*:\s")
+_THANKED = re.compile(r"\bthanks?\b(?:\s+to)?[\s`\[]*@", re.IGNORECASE)
+
+
 def _labelled(item: str, n: str) -> bool:
     """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
     and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
@@ -1234,6 +1239,13 @@ class Knowledge:
             # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
             # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
+        if (issue := _ISSUE_LABEL.match(item)) and _THANKED.search(item) and \
+                all(c.own != issue.group(1) or c.pushed for c in named) and len(credited.get(claim.value, [])) <= 1:
+            # an item opening with the issue it settles ("Bug #692: ... (thanks @drpjm)", transitions) thanks the
+            # one who reported it as often as one who made the fix: where the commits naming that issue are not
+            # its own pull request (the maintainer's "fix: ... this fixes #692"), git cannot tell which, unless
+            # the changelog credits the handle for other changes too, whose makers then say who it is
+            return Verdict(claim, "not_checkable", "thanks on an issue its commits fix: may be for the report")
         if claim.role == "signed" and _other_credits(claim.value, item):
             # one of several handles signing an item (jq's "... bright backgrounds. @mjarosie @taoky @nicowilliams
             # @itchyny #2904", a change by taoky): who helped, reviewed or rewrote it signs beside its author

@@ -94,3 +94,22 @@ def test_a_merge_titled_as_the_commit_it_brought_in_is_that_commit_s_change() ->
             "(PR [#5011](https://github.com/javaparser/javaparser/pull/5011) by [@ethan-godden](https://github.com/ethan-godden))\n")
     assert _unsupported(k, item.format(n=1477)) == set()
     assert "#1478" in _unsupported(k, item.format(n=1478))
+
+
+def test_thanks_on_an_issue_the_maintainer_s_commit_fixes_may_be_for_the_report() -> None:
+    # transitions 0.9.3 (blind26): "Bug #692: ... (thanks @drpjm)" for the maintainer's "fix: ... this fixes #692"
+    # was "git says Alexander Neumann": the one who reported #692 is thanked, whom git does not know
+    fix = _commit(1, "fix: enable override of already initialized FunctionWrapper this fixes #692",
+                  author=("Alexander Neumann", "aleneum@example.org"))
+    other = _commit(2, "fix: this fixes #701", author=("Alexander Neumann", "aleneum@example.org"))
+    k = Knowledge("0.9.2..0.9.3", None, [], [fix, other])
+    item = ("- Bug #692: When adding an already constructed `NestedState`, FunctionWrapper was not properly "
+            "initialized (thanks @{who})\n"
+            "- Bug #701: `Machine.dispatch` should not short-circuit (thanks @Joshuaalbert)\n")
+    assert _unsupported(k, item.format(who="drpjm")) == set()
+    # a pull request's own number, or a credit saying who made it ("by @x"), is judged as before
+    pr = _commit(3, "Improve handling of StrEnum (#696)", author=("Ann Lee", "ann@example.org"))
+    k = Knowledge("0.9.3..0.9.4", None, [], [pr, _commit(4, "Fix hierarchical final check (#715)",
+                                                         author=("Ann Lee", "ann@example.org"))])
+    section = "- PR #696: Improve handling of `StrEnum` (thanks @{who})\n- PR #715: Fix final check (thanks @annlee)\n"
+    assert "@jbrocher" in _unsupported(k, section.format(who="jbrocher"))
