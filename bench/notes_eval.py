@@ -15,10 +15,11 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on
-2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched
-on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
-2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
+Sets, reported in this order: `blind26` (fetched on 2026-12-08 00:01-00:03 UTC, or read from mirrors of earlier
+sessions that no notes set used, as `blind8`), `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`),
+`blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as
+`blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on 2026-12-07 20:10 UTC,
+as `blind8`), `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
 UTC, as `blind8`), `blind16` (fetched on
@@ -484,6 +485,29 @@ PROJECTS = [
             "blind25"),
     Project("Alamofire/Alamofire", "7595cbcf59809f9977c5f6378500de2ad73b7ddb", "CHANGELOG.md", "{v}",
             r"^## \[{v}\]\(", "blind25"),
+    # blind26: fetched on 2026-12-08 00:01-00:03 UTC (devise, PHPMailer, javaparser, mojo; icalendar's and
+    # transitions' mirrors were fetched in earlier sessions and never read for notes): a Python library's towncrier
+    # reStructuredText `7.3.0 (2026-08-19)` over `~~~` groups of long items ending `` (`Issue #N <...>`_) ``; a
+    # Python library's `## 0.9.3 (July 2024)` over `- Bug #N:` / `PR #N:` / `Feature #N:` items "(thanks @user)";
+    # a Ruby library's `### 5.0.3 - 2026-03-16` over `* bug fixes` / `* enhancements` lists of nested items ending
+    # `[#N](.../pull/N)`; a PHP library's `## Version 7.1.1 (May 18th, 2026)` over plain items, few references; a
+    # Java library's setext `Version 3.28.2` over `---`, Keep-a-Changelog groups of `* text (PR [#N](...) by
+    # [@user](...))` items, tags `javaparser-parent-3.28.2`; a Perl framework's `Changes` file of `9.47  2026-07-05`
+    # lines over `  - Added ... (user)` items, no references), configured by their heading lines only (and mojo's
+    # `9.47  2026-07-05` lines split); sections and plants exported (`--plant-only`) and committed before the
+    # grader first read them
+    Project("collective/icalendar", "851cb47758689b54781c0712186d1d9e2ec57dd5", "CHANGES.rst", "v{v}",
+            r"^{v} \(", "blind26"),
+    Project("pytransitions/transitions", "bd42b38f3627e6bca7274fb4d9af2e105f75da7c", "Changelog.md", "{v}",
+            r"^## {v} \(", "blind26"),
+    Project("heartcombo/devise", "7ca7ed9c174525a4d36167441b35af4a0991b6af", "CHANGELOG.md", "v{v}",
+            r"^### {v} - ", "blind26"),
+    Project("PHPMailer/PHPMailer", "4a489474e7ef8bbf03c1cb219d8939ea76a7fb40", "changelog.md", "v{v}",
+            r"^## Version {v} \(", "blind26"),
+    Project("javaparser/javaparser", "1a6b1b69d0f310e5af14163863c5596b59a103b0", "changelog.md",
+            "javaparser-parent-{v}", r"^Version {v}$", "blind26"),
+    Project("mojolicious/mojo", "b4de430651b722f560b1577da9018e3f402d96ab", "Changes", "v{v}", r"^{v}  \d",
+            "blind26"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -496,10 +520,12 @@ _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
 # (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
 # (or a dated `Version` line, libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>`)
 # (or FluentValidation's plain `12.1.1 - 3 Dec 2025`, or eslint's generated `v10.9.0 - August 21, 2026`)
+# (or a Perl `Changes` file's `9.47  2026-07-05`, mojo's)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[|"
                           r"\d{4}\.\d{2}\.\d{2}, Version \d|\d+\.\d+\.\d+ - \d{1,2} [A-Z][a-z]{2} \d{4}$|"
-                          r"v\d+\.\d+\.\d+ - [A-Z][a-z]+ \d{1,2}, \d{4}$)")
+                          r"v\d+\.\d+\.\d+ - [A-Z][a-z]+ \d{1,2}, \d{4}$|"
+                          r"\d+\.\d+  (?:\d{4}-\d{2}-\d{2}|UNRELEASED)$)")
 # (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
 # (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date; NLog's `### Version 6.1.2 (2026/04/01)`)
 _PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+|Version \d)")
@@ -1155,7 +1181,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind25", "blind24", "blind23", "blind22",
+    sets = ["blind26", "blind25", "blind24", "blind23", "blind22",
             "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
             "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",

@@ -300,8 +300,9 @@ _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))
 # A line that is only a version and its date in parentheses, with no markup (jackson-databind's plain-text
 # `2.18.2 (27-Nov-2024)` over its items): a release heading.
 # So is a version and its date after a dash (FluentValidation's `Changelog.txt`: `12.1.1 - 3 Dec 2025`; eslint's
-# generated `v10.9.0 - August 21, 2026` over its list of commits).
-_PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+(?:\([^()]*\d{4}[^()]*\)|[-–—][ \t]+(?:"
+# generated `v10.9.0 - August 21, 2026` over its list of commits), and a version and its ISO date apart (a Perl
+# `Changes` file's `9.47  2026-07-05`, mojo's).
+_PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+(?:\d{4}-\d{2}-\d{2}|\([^()]*\d{4}[^()]*\)|[-–—][ \t]+(?:"
                             r"\d{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+\.?,?[ \t]+\d{4}|"
                             r"[A-Z][a-z]+\.?[ \t]+\d{1,2}(?:st|nd|rd|th)?,?[ \t]+\d{4}|\d{4}[-/]\d{2}[-/]\d{2}))\s*$")
 # A paragraph with no list marker whose every line opens with a capital and at least half of them end with a

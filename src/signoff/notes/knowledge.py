@@ -305,6 +305,11 @@ def _opening_numbers(item: str) -> list[str]:
     return list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
 
 
+# an item opening with the issue it is about, labelled as a report ("Bug #692:", "Feature #549:"), not "PR #696:"
+_ISSUE_LABEL = re.compile(r"^\W*(?:[Bb]ug|[Ff]eature|[Ii]ssue|[Ee]nhancement)\s+#(\d+)\W*:\s")
+_THANKED = re.compile(r"\bthanks?\b(?:\s+to)?[\s`\[]*@", re.IGNORECASE)
+
+
 def _labelled(item: str, n: str) -> bool:
     """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
     and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
@@ -689,6 +694,12 @@ class Knowledge:
             clear = bool(best) and best[0][0] >= STRONG and not (
                 len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs
                 and not (merged and self._one_change(best[0][1], best[1][1])))
+            if clear and len(best) > 1 and best[1][0] == best[0][0] and best[1][1].named and not best[0][1].named \
+                    and len(best[0][1].parents) > 1 and self._one_change(best[0][1], best[1][1]):
+                # a merge titled as the commit it brought in, that commit's number left out (javaparser's "build:
+                # add OSGi support to all deployable modules" merging "... (#1477)"), is that commit's change, told
+                # by the commit whose title names the number
+                best = best[1:]
             self._owns[key] = best[0][1] if clear else None
         return self._owns[key]
 
@@ -1228,6 +1239,13 @@ class Knowledge:
             # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
             # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
+        if (issue := _ISSUE_LABEL.match(item)) and _THANKED.search(item) and \
+                all(c.own != issue.group(1) or c.pushed for c in named) and len(credited.get(claim.value, [])) <= 1:
+            # an item opening with the issue it settles ("Bug #692: ... (thanks @drpjm)", transitions) thanks the
+            # one who reported it as often as one who made the fix: where the commits naming that issue are not
+            # its own pull request (the maintainer's "fix: ... this fixes #692"), git cannot tell which, unless
+            # the changelog credits the handle for other changes too, whose makers then say who it is
+            return Verdict(claim, "not_checkable", "thanks on an issue its commits fix: may be for the report")
         if claim.role == "signed" and _other_credits(claim.value, item):
             # one of several handles signing an item (jq's "... bright backgrounds. @mjarosie @taoky @nicowilliams
             # @itchyny #2904", a change by taoky): who helped, reviewed or rewrote it signs beside its author
@@ -1544,7 +1562,23 @@ class Knowledge:
             # a release's commit, or one writing the changelog alone, wrote every item of the section
             # (markdown-it-py's "🚀 RELEASE v4.2.0 (#395)"): the change of none of them
             return False
+        if self._entry_cites_another(n, said, made):
+            return False
         return len(said & self._diff(n, made)) * 10 >= len(said) * 9
+
+    def _entry_cites_another(self, n: str, said: set[str], made: list[Carrier]) -> bool:
+        """Whether the changelog entry pull request `n` wrote that the item restates cites another number, not
+        `n`: it wrote that line for another change (devise's #5826 adding its own entry and correcting #5825's,
+        "[#5824]" to "[#5825]"), so its diff holding the item's words makes it no writer of the item."""
+        said = said - self.project_words
+        for c in made:
+            diff = self._read_diff(c.hash)
+            cited = {w[len(ENTRY_MARK):].split(":", 1)[0] for w in diff if w.startswith(ENTRY_MARK)}
+            restated = {m for m in cited if self._restates(said, entry := told_for(diff, m, ENTRY_MARK) -
+                                                         self.project_words) and self._restates(entry, said)}
+            if restated and n not in restated:
+                return True
+        return False
 
     def _names_release(self, c: Carrier) -> bool:
         """Whether a commit's title names a version as a release's commit does: one its range releases, or one
