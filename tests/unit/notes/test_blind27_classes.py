@@ -1,0 +1,38 @@
+"""Claims the grader checks against commits in hand (no git): the classes found on the blind27 set of
+2026-12-08 (bytes, cJSON, req, coil, postcss, Kingfisher)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from signoff.notes.knowledge import Knowledge
+from signoff.notes.meaning import read_claims
+
+from .test_knowledge_classes import _commit, _unsupported
+
+REAL = Path(__file__).resolve().parents[2] / "data" / "notes-real"
+
+
+def test_the_blind27_set_is_recorded() -> None:
+    sets = {json.loads(p.read_text(encoding="utf-8"))["set"] for p in REAL.glob("*/case.json")}
+    assert "blind27" in sets
+
+
+KINGFISHER = ("* Add an opt-in `asyncCacheTypeCheck` option that moves the cache probe off the caller thread."
+              " [#2521](https://github.com/onevcat/Kingfisher/pull/2521) {handle}\n")
+
+
+def test_a_handle_signing_an_item_after_its_references_is_its_author() -> None:
+    # Kingfisher 8.9.0 (blind27): "... scrolls through many cached images. [#2521](.../pull/2521) @onevcat", the
+    # handle after the item's references at the line's end, was read as no credit: a planted @FaizanDurrani missed
+    item = KINGFISHER.format(handle="@onevcat")
+    assert [c.token for c in read_claims(item) if c.kind == "author"] == ["@onevcat"]
+    k = Knowledge("8.8.1..8.9.0", None, [], [_commit(
+        1, "Merge pull request #2521 from onevcat/feat/async-cache-type-check", "Add asyncCacheTypeCheck option",
+        author=("onevcat", "onevcat@gmail.com"), parents=(2, 3))])
+    assert _unsupported(k, item) == set()
+    assert _unsupported(k, KINGFISHER.format(handle="@FaizanDurrani")) == {"@FaizanDurrani"}
+    # a handle in prose after a reference is no signature ("see #12 @property" is not at the item's end)
+    assert [c.token for c in read_claims("* Fixed a crash. #12 @property is read lazily now.\n")
+            if c.kind == "author"] == []
