@@ -52,3 +52,20 @@ def test_a_number_a_pushed_commit_names_only_as_related_is_not_its_entry() -> No
     assert _unsupported(_cjson("related to #850"), item) == set()
     # a number a push names otherwise is still its entry
     assert _unsupported(_cjson("See #850"), item) == {"#854"}
+
+
+def test_a_number_an_item_says_it_fixes_is_no_pull_request_a_rebase_lost() -> None:
+    # cJSON 1.7.19 (blind27, a planted number missed): "Fix #882, check overlap before calling strcpy ..." for a
+    # contributor's commit a maintainer rebased, "fix #881, check overlap before calling strcpy in
+    # cJSON_SetValuestring", was "pull request landed by a maintainer's rebase, its number lost"
+    alan, nicolas = ("Alan Wang", "alan@example.org"), ("Nicolas Badoux", "nicolas@example.org")
+    k = Knowledge("v1.7.18..v1.7.19", None, [], [
+        _commit(1, "fix #881, check overlap before calling strcpy in cJSON_SetValuestring", author=nicolas,
+                committer=alan),
+        _commit(2, "Check for NULL in cJSON_DetachItemViaPointer", author=nicolas, committer=alan),
+        _commit(3, "Added max recursion depth for cJSONDuplicate", author=nicolas, committer=alan),
+        _commit(4, "Fix spelling errors found by CodeSpell", author=("Shaun Case", "shaun@example.org"),
+                committer=alan)])
+    item = "* Fix #{n}, check overlap before calling strcpy in cJSON_SetValuestring, see #885\n"
+    assert _unsupported(k, item.format(n=881)) == set()
+    assert _unsupported(k, item.format(n=882)) == {"#882"}
