@@ -69,3 +69,16 @@ def test_a_number_an_item_says_it_fixes_is_no_pull_request_a_rebase_lost() -> No
     item = "* Fix #{n}, check overlap before calling strcpy in cJSON_SetValuestring, see #885\n"
     assert _unsupported(k, item.format(n=881)) == set()
     assert _unsupported(k, item.format(n=882)) == {"#882"}
+
+
+def test_see_before_an_item_s_reference_is_no_word_of_its_change() -> None:
+    # cJSON 1.7.16 (blind27, a false alarm): "Fix conflicting target names 'uninstall', see #617" for "fix: for
+    # issue #569, now use the guard to turn it off (#617)", whose diff holds `target` and `uninstall`: with `see`
+    # counted, the diff held 2 of the item's 5 words, short of half, and #617 was "git says #617 is '...'"
+    k = Knowledge("v1.7.15..v1.7.16", None, [], [
+        _commit(1, "fix: for issue #569, now use the guard to turn it off (#617)", paths=("CMakeLists.txt",))])
+    diff = set("add_custom_target cmake_command command creat custom enable_cjson_uninstall endif option project "
+               "project_source_dir sourc target uninstall".split())
+    k.diff_of = lambda commit: diff
+    assert _unsupported(k, "* Fix conflicting target names 'uninstall', see #617\n") == set()
+    assert _unsupported(k, "* Add a retry option that keeps failed uploads in a local queue, see #617\n") == {"#617"}
