@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind27` (fetched on 2026-12-08 00:01-00:05 UTC, as `blind8`),
+Sets, reported in this order: `blind27` (fetched on 2026-12-08 00:00-00:02 UTC, as `blind8`),
 `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on
 2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched
 on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on
@@ -485,7 +485,7 @@ PROJECTS = [
             "blind25"),
     Project("Alamofire/Alamofire", "7595cbcf59809f9977c5f6378500de2ad73b7ddb", "CHANGELOG.md", "{v}",
             r"^## \[{v}\]\(", "blind25"),
-    # blind27: fetched on 2026-12-08 00:01-00:05 UTC (never used for notes): a Rust crate's `# 1.12.1 (July 8th,
+    # blind27: fetched on 2026-12-08 00:00-00:02 UTC (never used for notes): a Rust crate's `# 1.12.1 (July 8th,
     # 2026)` over `### Fixed` / `### Added`, items ending `(#N)`; a C library's setext `1.7.19 (Sep 9, 2025)` over
     # `======`, `Fixes:` over `------`, items ending `see #N and #M`, `fixes #N`; an Elixir HTTP client's
     # `## v0.7.3 (2026-...)` over `### Enhancements` / `### Bug Fixes`, items opening with [`Module`] reference
