@@ -1084,10 +1084,9 @@ class Knowledge:
             says = own.own if own.own and own.own not in item_refs else sorted(stated - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
         if role == "any" and (len(item_refs) == 1 or own.pushed) and not own.named:
-            # (a push's numbers, but, where its committer lands pull requests by rebasing them, those its message
-            # names only as related: cJSON's "related to #850" for an entry citing #854, a rebased pull request of
-            # the maintainer's own; Catch2's maintainer, who merges, pushes "... Related to #2798" cited as #2798)
-            entry = own.fragments or (own.refs - (_related(own) if own.rebased else set()) if own.pushed
+            # (a push's numbers, but those its message names only as related: cJSON's "related to #850" for an
+            # entry citing #854, a rebased pull request of the maintainer's own)
+            entry = own.fragments or (own.refs - _related(own) if own.pushed
                                       else own.closes if all(int(n) < int(x) for x in own.closes) else set())
         else:
             entry = own.fragments
