@@ -57,9 +57,6 @@ _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|G
                      re.IGNORECASE)
 # An issue a subject names as one ("Fix type annotations for replace_with (Issue #602)"): the entry it is
 _SUBJECT_ISSUE = re.compile(r"\bissue\s*#(\d+)\b", re.IGNORECASE)
-# A number a message names only as related to the change ("fix: remove misused optimization flag -01", "related
-# to #850", cJSON): another issue or change it speaks of, not the entry it is
-_RELATED_TO = re.compile(r"\brelat(?:ed|es|ing)\s+to\s*:?\s+(?:#|https?://\S+/(?:issues|pull)/)(\d+)\b", re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _SQUASHED = re.compile(r"\(#(\d+)\)\s*$")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
@@ -175,11 +172,6 @@ CODE_WORDS = frozenset("allow annot assert bas build but call check clas cod cre
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
-
-
-def _related(c: Carrier) -> set[str]:
-    """The numbers a commit's message names only as related to it (`_RELATED_TO`), not closed nor in its subject."""
-    return {m.group(1) for m in _RELATED_TO.finditer(c.body)} - c.closes - c.named
 
 
 def _pushed(c: dict[str, Any]) -> bool:
@@ -1084,10 +1076,8 @@ class Knowledge:
             says = own.own if own.own and own.own not in item_refs else sorted(stated - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
         if role == "any" and (len(item_refs) == 1 or own.pushed) and not own.named:
-            # (a push's numbers, but those its message names only as related: cJSON's "related to #850" for an
-            # entry citing #854, a rebased pull request of the maintainer's own)
-            entry = own.fragments or (own.refs - _related(own) if own.pushed
-                                      else own.closes if all(int(n) < int(x) for x in own.closes) else set())
+            entry = own.fragments or (own.refs if own.pushed else own.closes if all(int(n) < int(x) for x in own.closes)
+                                      else set())
         else:
             entry = own.fragments
         if entry and not entry & item_refs:

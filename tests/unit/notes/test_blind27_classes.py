@@ -38,22 +38,6 @@ def test_a_handle_signing_an_item_after_its_references_is_its_author() -> None:
             if c.kind == "author"] == []
 
 
-def _cjson(body: str) -> Knowledge:
-    alan = ("Alan Wang", "alan@example.org")
-    return Knowledge("v1.7.17..v1.7.18", None, [], [
-        _commit(1, "fix: remove misused optimization flag -01", body, author=alan, committer=alan),
-        _commit(2, "Fix heap buffer overflow", "Fixes #800", author=("Orri", "orri@example.org"), committer=alan)])
-
-
-def test_a_number_a_pushed_commit_names_only_as_related_is_not_its_entry() -> None:
-    # cJSON 1.7.18 (blind27, a false alarm): "remove misused optimization flag -01, see #854" was "git says #850"
-    # for a maintainer's commit (rebased as pushed) whose message says "related to #850"
-    item = "* remove misused optimization flag -01, see #854\n"
-    assert _unsupported(_cjson("related to #850"), item) == set()
-    # a number a push names otherwise is still its entry
-    assert _unsupported(_cjson("See #850"), item) == {"#854"}
-
-
 def test_a_number_an_item_says_it_fixes_is_no_pull_request_a_rebase_lost() -> None:
     # cJSON 1.7.19 (blind27, a planted number missed): "Fix #882, check overlap before calling strcpy ..." for a
     # contributor's commit a maintainer rebased, "fix #881, check overlap before calling strcpy in
