@@ -15,11 +15,12 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind26` (fetched on 2026-12-08 00:01-00:03 UTC, or read from mirrors of earlier
-sessions that no notes set used, as `blind8`), `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`),
-`blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as
-`blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`), `blind22` (fetched on 2026-12-07 20:10 UTC,
-as `blind8`), `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`), `blind19` and `blind19b`
+Sets, reported in this order: `blind27` (fetched on 2026-12-08 00:00-00:02 UTC, as `blind8`), `blind26` (fetched on
+2026-12-08 00:01-00:03 UTC, or read from mirrors of earlier sessions that no notes set used, as `blind8`), `blind25`
+(fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors
+of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`),
+`blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`),
+`blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
 `blind18b` (fetched on 2026-12-07 12:30 UTC, as `blind8`), `blind17` and `blind17b` (fetched on 2026-12-07 11:38
 UTC, as `blind8`), `blind16` (fetched on
@@ -508,6 +509,28 @@ PROJECTS = [
             "javaparser-parent-{v}", r"^Version {v}$", "blind26"),
     Project("mojolicious/mojo", "b4de430651b722f560b1577da9018e3f402d96ab", "Changes", "v{v}", r"^{v}  \d",
             "blind26"),
+    # blind27: fetched on 2026-12-08 00:00-00:02 UTC (never used for notes): a Rust crate's `# 1.12.1 (July 8th,
+    # 2026)` over `### Fixed` / `### Added`, items ending `(#N)`; a C library's setext `1.7.19 (Sep 9, 2025)` over
+    # `======`, `Fixes:` over `------`, items ending `see #N and #M`, `fixes #N`; an Elixir HTTP client's
+    # `## v0.7.3 (2026-...)` over `### Enhancements` / `### Bug Fixes`, items opening with [`Module`] reference
+    # links; a Kotlin library's `## [3.5.0] - June 10, 2026` with "Changes since `3.4.0`:" lists, `**New**:`
+    # items ending `([#N](.../pull/N))` and dependency updates; a JavaScript library's bare `## 8.5.26` over
+    # one-line items crediting `(by @user)`, no references; a Swift library's `## [8.11.0 - Steady
+    # Flight](.../releases/tag/8.11.0) (2026-07-20)` over `#### Add` / `#### Fix`, items ending with pull requests,
+    # issues and handles), configured by their heading lines only; sections and plants exported (`--plant-only`)
+    # and committed before the grader first read them
+    Project("tokio-rs/bytes", "d5c8ad3227afe459c09f1d0d85455abf00f0381a", "CHANGELOG.md", "v{v}", r"^# {v} \(",
+            "blind27"),
+    Project("DaveGamble/cJSON", "a29814f285cc531c00223743ad3c55cd38c0dc56", "CHANGELOG.md", "v{v}", r"^{v} \(",
+            "blind27"),
+    Project("wojtekmach/req", "a9d6ac2887d4f36d4e56019e54d7e8a7d3dc3aa0", "CHANGELOG.md", "v{v}", r"^## v{v} \(",
+            "blind27"),
+    Project("coil-kt/coil", "a42b7709600630cd2bed73517832442b98d4d7b5", "CHANGELOG.md", "{v}", r"^## \[{v}\] - ",
+            "blind27"),
+    Project("postcss/postcss", "8f3784702ecb4c5fdbdccf82d9c033a450aa08d5", "CHANGELOG.md", "{v}", r"^## {v}$",
+            "blind27"),
+    Project("onevcat/Kingfisher", "410984bf301f4fa224fe56277b3f8672cc465c79", "CHANGELOG.md", "{v}",
+            r"^## \[{v} - ", "blind27"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -1181,7 +1204,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind26", "blind25", "blind24", "blind23", "blind22",
+    sets = ["blind27", "blind26", "blind25", "blind24", "blind23", "blind22",
             "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
             "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",

@@ -1721,8 +1721,11 @@ class Knowledge:
             if wrong and self._twin_elsewhere(n, own):
                 return Verdict(claim, "supported")
             fixes_only = bool(own.named) and own.named <= own.closes and not issues_cited
+            # (an item saying it fixes `N` names the issue, as its commit names the one it fixes: cJSON's "Fix #881,
+            # check overlap ..." for "fix #881, check overlap ...", whose planted "Fix #882" is no lost pull request)
+            said_fixed = claim.role == "any" and n in {m.group(1) for m in _CLOSES.finditer(item)}
             if wrong and own.rebased and not carriers and (claim.role == "pr" or (claim.role == "any" and fixes_only)) \
-                    and all(int(n) > int(x) for x in own.named):
+                    and all(int(n) > int(x) for x in own.named) and not said_fixed:
                 # a pull request link opened after every number its commit names may be the one the maintainer
                 # rebased it from, whose number git does not keep; a lower one cannot be (GitHub numbers in
                 # order). A bare `#N` may be the issue the commit closes, as its message says (`_wrong_pr`),

@@ -58,6 +58,10 @@ _CREDIT_AFTER = re.compile(r"[`_\]]*\s*(?:\([^)]*\)\s*)?[)\]]|"
 # end (jq's "Fix assertion failure when ... the query. @itchyny #3350", "... @AsafMeizner @itchyny 0c7d133c3c")
 _SIGNED_AFTER = re.compile(r"(?:[ \t]+@[A-Za-z0-9][\w.-]*)*[ \t]+\(?(?:#\d+|[0-9a-f]{7,40})\)?[ \t]*$", re.MULTILINE)
 _SIGNED_BEFORE = re.compile(r"[.!?)][ \t]+(?:@[A-Za-z0-9][\w.-]*[ \t]+)*$")  # the item's sentence ended before
+# or, at the line's end, after the item's sentence and its references (Kingfisher's "... tuning `totalCostLimit`.
+# [#2532](...) [#2530](...) @onevcat @aronspringfield", its links' addresses blanked by then)
+_SIGNED_LAST = re.compile(r"(?:[ \t]+@[A-Za-z0-9][\w.-]*)*[ \t]*$", re.MULTILINE)
+_SIGNED_AFTER_REFS = re.compile(r"[.!?][ \t]+(?:(?:\[#\d+\]\([ \t]*\)|#\d+)[ \t]+)+(?:@[A-Za-z0-9][\w.-]*[ \t]+)*$")
 # A credit by name (Sphinx's "Patch by Adam Turner", "Contributed by Ann Lee and Bo Chen"): who made the
 # change, as a handle in a credit says it. Each name is one to four words, each capitalised but a
 # particle (`van`, `de`), listed with `,`, `and` or `&` up to the end of the sentence.
@@ -287,7 +291,8 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         read = previous[1] if listed and previous is not None else \
             "reporter" if _REPORTER_BEFORE.search(work, 0, m.start()) else \
             "credit" if _CREDIT_BEFORE.search(work, 0, m.start()) or _CREDIT_AFTER.match(work, m.end()) else \
-            "signed" if _SIGNED_AFTER.match(work, m.end()) and _SIGNED_BEFORE.search(work, 0, m.start()) else ""
+            "signed" if (_SIGNED_AFTER.match(work, m.end()) and _SIGNED_BEFORE.search(work, 0, m.start())) or (
+                _SIGNED_LAST.match(work, m.end()) and _SIGNED_AFTER_REFS.search(work, 0, m.start())) else ""
         if read in ("credit", "signed"):
             out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]"),
                                "signed" if read == "signed" else ""))

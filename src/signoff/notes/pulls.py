@@ -46,7 +46,9 @@ _GENERIC = words("support supports supported allow allows allowed make makes mad
                  # script checking the sources, "Various improvements" for a lexer's pull request)
                  "improve improves improved improvement improvements various better robust robustness "
                  # what stopped ("X no longer accepts Y"), not which change stopped it
-                 "longer")
+                 "longer "
+                 # what points to the item's references (cJSON's "Fix conflicting target names 'uninstall', see #617")
+                 "see")
 # the changelog's label of a breaking change ("**Breaking:**", "BREAKING CHANGE:"), not what changed
 _BREAKING_LABEL = re.compile(r"\bbreaking(?:[ -]changes?)?\W{0,3}:", re.IGNORECASE)
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")
