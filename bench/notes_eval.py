@@ -15,10 +15,12 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind27` (fetched on 2026-12-08 00:00-00:02 UTC, as `blind8`), `blind26` (fetched on
-2026-12-08 00:01-00:03 UTC, or read from mirrors of earlier sessions that no notes set used, as `blind8`), `blind25`
-(fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors
-of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`),
+Sets, reported in this order: `blind28` (fetched on 2026-12-08 00:27-00:28 UTC, or read from mirrors of earlier
+sessions that no notes set used, as `blind8`), `blind27` (fetched on 2026-12-08 00:00-00:02 UTC, as `blind8`),
+`blind26` (fetched on 2026-12-08 00:01-00:03 UTC, or read from mirrors of earlier sessions that no notes set used,
+as `blind8`), `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on 2026-12-07 23:04
+UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched on 2026-12-07
+20:23 UTC, as `blind8`),
 `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`),
 `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
@@ -531,6 +533,27 @@ PROJECTS = [
             "blind27"),
     Project("onevcat/Kingfisher", "410984bf301f4fa224fe56277b3f8672cc465c79", "CHANGELOG.md", "{v}",
             r"^## \[{v} - ", "blind27"),
+    # blind28: fetched on 2026-12-08 00:27-00:28 UTC (semver, capybara, PHP-Parser; tldextract's, responses' and
+    # yamllint's mirrors were fetched in earlier sessions and never read for notes): a Go library's `## 3.4.0
+    # (2025-06-27)` over `### Added` / `### Fixed`, items opening `#N:`; a Ruby library's `# Version 3.40.0` over a
+    # `Release date: 2024-01-26` line and `###` groups, items signed `[Name]` or ending `- Issue N`; a PHP library's
+    # setext `Version 5.8.0 (2026-06-04)` over `---`, plain items, few references; a Python library's `## 5.3.1
+    # (2025-12-28)` over `* Bugfixes` / `* Features` lists of nested items ending `([#N](.../issues/N))`; a Python
+    # library's setext `0.26.1` over `------`, no dates, items ending `See #N`; a Python linter's reStructuredText
+    # `1.38.0 (2026-01-13)` over `---`, plain one-line items, no references), configured by their heading lines
+    # only; sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("Masterminds/semver", "71f2b39f5a1f18100def1d01ef4f59576e4c6da2", "CHANGELOG.md", "v{v}", r"^## {v} \(",
+            "blind28"),
+    Project("teamcapybara/capybara", "b3325b198464b806f07ec2011ceb532d6d5cf4ab", "History.md", "{v}",
+            r"^# Version {v}$", "blind28"),
+    Project("nikic/PHP-Parser", "fbd47f7ebcbb450138d92642a0a53b72a5285dda", "CHANGELOG.md", "v{v}",
+            r"^Version {v} \(", "blind28"),
+    Project("john-kurkowski/tldextract", "f06eec7f1c86322554bcb4031b72a74699f04cf6", "CHANGELOG.md", "{v}",
+            r"^## {v} \(", "blind28"),
+    Project("getsentry/responses", "a19add7777d7d0c64eeb364f6cc9de624c33f4f8", "CHANGES", "{v}", r"^{v}$",
+            "blind28"),
+    Project("adrienverge/yamllint", "754ccb9992445cbdab5d2f69003b567b889653e4", "CHANGELOG.rst", "v{v}",
+            r"^{v} \(", "blind28"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -1204,7 +1227,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind27", "blind26", "blind25", "blind24", "blind23", "blind22",
+    sets = ["blind28", "blind27", "blind26", "blind25", "blind24", "blind23", "blind22",
             "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
             "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",
