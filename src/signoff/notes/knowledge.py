@@ -671,11 +671,12 @@ class Knowledge:
                 if carrier not in self.by_ref.setdefault(new, []):
                     self.by_ref[new].append(carrier)
 
-    def own_commit(self, item_words: set[str], merged: bool = False) -> Carrier | None:
+    def own_commit(self, item_words: set[str], merged: bool = False, numbered: bool = False) -> Carrier | None:
         """The commit an item describes: the one whose title shares most of the item's words, when
         that is clearly one commit; with `merged`, a merge and a commit of the branch it merged,
-        alike, are that one change (for an issue the item names, which the commit's message closes)."""
-        key = frozenset(item_words) | ({"\0merged"} if merged else set())
+        alike, are that one change (for an issue the item names, which the commit's message closes);
+        with `numbered`, so are they when one is a pull request's merge and the other names no number: the merge."""
+        key = frozenset(item_words) | ({"\0merged"} if merged else set()) | ({"\0numbered"} if numbered else set())
         if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
             # a commit adding only changelog fragments ("News fragment", "Add feature fragment") says in
             # its title what it is, not what changed: its fragment's number names its entry (`fragments`)
@@ -691,9 +692,15 @@ class Knowledge:
                                                         if not (c.paths and all(FRAGMENT.search(p) for p in c.paths))
                                                         and not (named and c.versions and not named & c.versions)),
                                                        key=lambda x: -x[0])[:2]
+            twin = numbered and len(best) > 1 and best[1][0] == best[0][0] and \
+                sum(bool(c.own) and len(c.parents) > 1 and not c2.named for c, c2 in ((best[0][1], best[1][1]),
+                                                                                       (best[1][1], best[0][1]))) == 1 \
+                and self._one_change(best[0][1], best[1][1])
             clear = bool(best) and best[0][0] >= STRONG and not (
                 len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs
-                and not (merged and self._one_change(best[0][1], best[1][1])))
+                and not ((merged or twin) and self._one_change(best[0][1], best[1][1])))
+            if clear and twin and not best[0][1].own:
+                best = best[1:]
             if clear and len(best) > 1 and best[1][0] == best[0][0] and best[1][1].named and not best[0][1].named \
                     and len(best[0][1].parents) > 1 and self._one_change(best[0][1], best[1][1]):
                 # a merge titled as the commit it brought in, that commit's number left out (javaparser's "build:
@@ -1670,6 +1677,13 @@ class Knowledge:
             # citing issues as pull requests, gunicorn's `/pull/3662` for "Merge pull request #3688",
             # would be contradicted by the merge's own.)
             own = self.own_commit(item_words, merged=True)
+        if own is None and not carriers and claim.role != "issue":
+            # a number no commit carries, for an item restating alike a merge of a one-commit branch and that commit
+            # (semver's "#254: Fix for allowing some version that were invalid" for "Merge pull request #253 from
+            # mattfarina/fix-bad-versions", whose body is the subject of the one commit it merged): one change told
+            # twice, whose number is the merge's. A lower number may be the issue it fixed, opened before it.
+            twin = self.own_commit(item_words, numbered=True)
+            own = twin if twin is not None and twin.own is not None and int(n) > int(twin.own) else None
         # a change carried over by a pull request merging branches names the original's number, opened
         # before the pull request that carried it (tokio's #8264 under "(#8288)"); a higher one is no original
         original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
