@@ -15,12 +15,12 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind28` (fetched on 2026-12-08 00:27-00:28 UTC, or read from mirrors of earlier
-sessions that no notes set used, as `blind8`), `blind27` (fetched on 2026-12-08 00:00-00:02 UTC, as `blind8`),
-`blind26` (fetched on 2026-12-08 00:01-00:03 UTC, or read from mirrors of earlier sessions that no notes set used,
-as `blind8`), `blind25` (fetched on 2026-12-07 23:04-23:05 UTC, as `blind8`), `blind24` (fetched on 2026-12-07 23:04
-UTC, or read from mirrors of 14:24-20:41 UTC that no notes set used, as `blind8`), `blind23` (fetched on 2026-12-07
-20:23 UTC, as `blind8`),
+Sets, reported in this order: `blind29` (fetched on 2026-12-08 00:27-00:28 UTC, as `blind8`), `blind28` (fetched on
+2026-12-08 00:27-00:28 UTC, or read from mirrors of earlier sessions that no notes set used, as `blind8`), `blind27`
+(fetched on 2026-12-08 00:00-00:02 UTC, as `blind8`), `blind26` (fetched on 2026-12-08 00:01-00:03 UTC, or read from
+mirrors of earlier sessions that no notes set used, as `blind8`), `blind25` (fetched on 2026-12-07 23:04-23:05 UTC,
+as `blind8`), `blind24` (fetched on 2026-12-07 23:04 UTC, or read from mirrors of 14:24-20:41 UTC that no notes set
+used, as `blind8`), `blind23` (fetched on 2026-12-07 20:23 UTC, as `blind8`),
 `blind22` (fetched on 2026-12-07 20:10 UTC, as `blind8`), `blind20` (fetched on 2026-12-07 17:11 UTC, as `blind8`),
 `blind19` and `blind19b`
 (fetched on 2026-12-07 14:18 UTC, as `blind8`), `blind18` and
@@ -554,6 +554,27 @@ PROJECTS = [
             "blind28"),
     Project("adrienverge/yamllint", "754ccb9992445cbdab5d2f69003b567b889653e4", "CHANGELOG.rst", "v{v}",
             r"^{v} \(", "blind28"),
+    # blind29: fetched on 2026-12-08 00:27-00:28 UTC (never used for notes): a Kotlin library's setext
+    # `1.10.0 / 2026-01-21` over `===`, prose paragraphs and `* item (#N)` lists thanking contributors by name; a
+    # Rust HTTP client's bare `## v0.13.4` over one-line `- Add ...` / `- Fix ...` items, no references; an Elixir
+    # library's `## v1.19.0 (2025-12-08)` over `### Enhancements` / `### Bug fixes`, items opening with `[Module]`,
+    # security releases backported to older lines; an OCaml formatter's `## 0.29.0` over `### Fixed` / `### Added`
+    # groups of wrapped items ending `(#N, @user)`; a JavaScript linter's `## 17.14.1 - 2026-07-20` over "It fixes 4
+    # bugs." and `- Fixed: ... ([#N](...)) ([@user](...)).`; a Swift library's `## Nuke 13.2.0` over bold groups,
+    # items ending `- https://github.com/kean/Nuke/pull/N`), configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("Kotlin/kotlinx.serialization", "370c4e3780066b82f746cf38e4733cbe62c94f74", "CHANGELOG.md", "v{v}",
+            r"^{v} / ", "blind29"),
+    Project("seanmonstar/reqwest", "065a5ae5209d27d4f4e3c4409725672c49a8aa39", "CHANGELOG.md", "v{v}",
+            r"^#+ v{v}$", "blind29"),
+    Project("elixir-plug/plug", "a898c454a04ca5ffad306bd751a15c7ac9ff6927", "CHANGELOG.md", "v{v}",
+            r"^## v{v} \(", "blind29"),
+    Project("ocaml-ppx/ocamlformat", "20c4543119c82a51c2f3a9bf81620a7f31fe0e50", "CHANGES.md", "{v}", r"^## {v}$",
+            "blind29"),
+    Project("stylelint/stylelint", "28cff889946ec3f53036f54cc08c04c425451245", "CHANGELOG.md", "{v}",
+            r"^## {v} - ", "blind29"),
+    Project("kean/Nuke", "c4fc70af4ca5b7e97f6a0be84c02f6a033bd957c", "CHANGELOG.md", "{v}", r"^## Nuke {v}$",
+            "blind29"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -1227,7 +1248,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind28", "blind27", "blind26", "blind25", "blind24", "blind23", "blind22",
+    sets = ["blind29", "blind28", "blind27", "blind26", "blind25", "blind24", "blind23", "blind22",
             "blind20", "blind19", "blind19b", "blind18", "blind18b", "blind17", "blind17b",
             "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
             "blind12", "blind11",

@@ -865,6 +865,8 @@ class Knowledge:
         if len(shared) == 1 and len(item_refs) == 1 and len(said) == LONG_ITEM - 1 and \
                 self._named_by_paths_alone(said, shared[0], n, own):
             return own[0]
+        if len(item_refs) > 1 and self._joint_change(said, n, own, item_refs):
+            return None
         diff = self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
@@ -873,6 +875,15 @@ class Knowledge:
         if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item_code, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff, len(diff) >= LARGE_DIFF) else None
+
+    def _joint_change(self, said: set[str], n: str, own: list[Carrier], item_refs: set[str]) -> bool:
+        """Whether an item naming several pull requests tells their joint change in one phrase: a word of the item
+        is a word of `n`'s title and of the title of another pull request the item names (ocamlformat's "Consistent
+        formatting of comments (#2371, #2550, @Julow)" for "Refactor handling of comments (#2371)" and "Fix
+        doc-comments '*)' exceeding the margin (#2550)"), as the issues rule of `_invented` ties several issues."""
+        titled = shared_words(said, set().union(*(item_words(c.title) for c in own)))
+        return bool(titled) and any(shared_words(set(titled), item_words(c.title))
+                                    for m in sorted(item_refs - {n}) for c in self.by_ref.get(m, []) if c.own == m)
 
     def _off_large_messages(self, said: set[str], n: str, own: list[Carrier]) -> bool:
         """Whether a long item credited to a pull request whose messages hold most words of any item (1,000
