@@ -110,6 +110,20 @@ def compiled_changes(changed: list[str]) -> list[str]:
     return [p for p in changed if p.endswith(COMPILED_SOURCES)]
 
 
+def unbuilt_fix(reasons: list[dict[str, str]], compiled: list[str]) -> list[dict[str, str]]:
+    """`reasons` with the `fix:` of `base_not_reproduced` naming first the changed compiled sources that were not
+    built: when the base does not show the defect and the candidate changes C code the runs never loaded, building it
+    is what a person tries first (ijson #123, blind19: the fix in its C backend, the generic `fix:` pointing at the
+    base and the test). Other reasons are returned as they are."""
+    if not compiled:
+        return reasons
+    first = (f"the candidate changes compiled sources ({', '.join(compiled[:3])}) that were not built, so the "
+             "runs judged the code without them: pass --build-extensions to build each revision's extension modules "
+             "in the sandbox; if the defect is not in them, ")
+    return [{**r, "fix": first + r["fix"][:1].lower() + r["fix"][1:]} if r["code"] == "base_not_reproduced"
+            and r.get("fix") else r for r in reasons]
+
+
 def command(python: str, src: str) -> list[str]:
     return [python, "-I", "-c", BUILD_SCRIPT, src, BUILD_FOLDER, f"/work/{TARBALL}"]
 

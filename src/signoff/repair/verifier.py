@@ -692,13 +692,15 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
     executed = _execute(req, settings, progress, repo, runner, frozen, measured, places)
     compiled = extensions.compiled_changes(policy.changed) if runner.needs_python else []
-    if compiled and not req.build_extensions and extensions.declared(repo, base):
+    unbuilt = compiled if compiled and not req.build_extensions and extensions.declared(repo, base) else []
+    if unbuilt:
         executed.notes.append(f"the candidate changes compiled sources ({', '.join(compiled[:3])}) that were not "
                               "built: the runs judged the code without them; pass --build-extensions to build each "
                               "revision's extension modules in the sandbox")
     measured.tests_changed = inherited.changed_by_candidate(
         repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
+    judged = dataclasses.replace(judged, reasons=extensions.unbuilt_fix(judged.reasons, unbuilt))
     stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
     stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands.get(s, []), measured.runs[s],
                              judged.summaries[s]) for s in judged.summaries}

@@ -107,3 +107,17 @@ def test_building_extensions_for_a_runner_that_runs_no_python_is_bad_usage() -> 
     with pytest.raises(UsageError, match="--build-extensions builds Python extension modules"):
         _validate(VerifyRequest(Path("."), "a", "b", Path("h"), "t.test.js", runner="node", build_extensions=True))
     _validate(VerifyRequest(Path("."), "a", "b", Path("h"), "t.py::t", build_extensions=True))
+
+
+def test_a_base_without_the_defect_is_told_first_to_build_the_changed_compiled_sources() -> None:
+    # ijson #123 (blind19): the fix is in a C backend the runs never built; the generic `fix:` pointed elsewhere.
+    from signoff.repair.verdict import reason
+
+    reasons = [reason("base_not_reproduced", "base: it passed"), reason("environment_unprepared", "pip failed")]
+    out = extensions.unbuilt_fix(reasons, ["src/pkg/_speedups.c"])
+    assert out[0]["fix"].startswith("the candidate changes compiled sources (src/pkg/_speedups.c) that were not "
+                                    "built")
+    assert "--build-extensions" in out[0]["fix"]
+    assert out[0]["fix"].endswith(reasons[0]["fix"][1:])  # the generic advice kept after it
+    assert out[1] == reasons[1]
+    assert extensions.unbuilt_fix(reasons, []) == reasons
